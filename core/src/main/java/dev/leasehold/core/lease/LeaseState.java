@@ -1,0 +1,29 @@
+package dev.leasehold.core.lease;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What a store knows about one lease name, read for {@code status}. Every time here is on the
+ * store's clock; {@code held} was decided by the store at the moment of reading.
+ *
+ * @param name the lease name
+ * @param holder the last holder, or {@code null} when the lease was released or never taken
+ * @param leaseUntil when the current or last lease ends, or {@code null} if never leased
+ * @param lastFire the watermark: the latest firing claimed under this name, or {@code null}
+ * @param fence the last fencing token handed out (0 when none)
+ * @param held whether a live lease exists right now
+ */
+public record LeaseState(
+    String name, String holder, Instant leaseUntil, Instant lastFire, long fence, boolean held) {
+
+  public LeaseState {
+    Objects.requireNonNull(name, "name");
+  }
+
+  /** The holder of the live lease, empty when the lease is free. */
+  public Optional<String> currentHolder() {
+    return held ? Optional.ofNullable(holder) : Optional.empty();
+  }
+}

@@ -1,0 +1,67 @@
+package dev.leasehold.core.lease;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The driven port every store implements. Each method is <b>one atomic step on the store</b>: no
+ * read-then-write from the client, so two replicas can never both see "free" and both win.
+ *
+ * <p>Answers: an empty {@code Optional} or {@code false} means "someone else has it" (a normal
+ * outcome). A {@link LeaseStoreException} means the store could not be asked or the answer is
+ * ambiguous; callers treat it as not acquired (fail closed, G8). Bad arguments (null, blank,
+ * invalid names, TTL below one millisecond) throw {@link IllegalArgumentException} before the store
+ * is touched.
+ *
+ * <p>Every time is the store's (database {@code now()}, Redis {@code PX}, Mongo {@code $$NOW})
+ * wherever the store has a clock, so replicas with skewed clocks agree on expiry (G2, G3).
+ *
+ * <p>The behaviour is specified by the contract test kit {@code LeaseStoreContract} in core's
+ * test-jar; every implementation passes it against a real server.
+ */
+public interface LeaseStore extends AutoCloseable {
+
+  /**
+   * Claims the lease for one scheduled firing. Succeeds only if no live lease exists on {@code
+   * name} <b>and</b> the watermark (the last firing claimed under this name) is earlier than {@code
+   * firing}. On success the watermark becomes {@code firing} and the fence is incremented. This
+   * single operation gives G1 (one run per firing), G2 (a late replica is refused by the watermark)
+   * and G3 (an expired lease is free again).
+   *
+   * @param firing the scheduled instant, compared at millisecond precision
+   * @return the lease, or empty when the lease is held or the firing is not newer than the
+   *     watermark
+   */
+  Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl);
+
+  /**
+   * Plain mutual exclusion: succeeds when no live lease exists on {@code name}; increments the
+   * fence but leaves the watermark alone. Used for manual triggers and the method decorator.
+   */
+  Optional<Lease> acquire(String name, String holder, Duration ttl);
+
+  /**
+   * Extends a live lease to {@code ttl} from now (store clock). Succeeds only when the token
+   * matches and the lease has not expired: an expired lease may already belong to someone else, so
+   * it cannot be revived.
+   */
+  boolean renew(Lease lease, Duration ttl);
+
+  /**
+   * Frees the lease if {@code lease.token()} still holds it. The watermark and the fence counter
+   * stay, so a released firing can never be claimed again and fences keep rising.
+   */
+  boolean release(Lease lease);
+
+  /** The stored state of one name, empty when the name was never leased. */
+  Optional<LeaseState> inspect(String name);
+
+  /** The stored state of every name in this store (and key prefix), sorted by name. */
+  List<LeaseState> list();
+
+  /** Releases client resources (connections, pools). Leases themselves are left as they are. */
+  @Override
+  default void close() {}
+}

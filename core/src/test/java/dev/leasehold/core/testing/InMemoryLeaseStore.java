@@ -1,0 +1,172 @@
+package dev.leasehold.core.testing;
+
+import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseArguments;
+import dev.leasehold.core.lease.LeaseState;
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.LeaseStoreException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The reference {@link LeaseStore}: one monitor, its own clock (the "store clock"). It passes the
+ * contract kit, and core's scheduler tests run on it in virtual time. Several instances share state
+ * through one {@link Shared} object, like several clients of one server. It can be made unreachable
+ * to test fail-closed behaviour.
+ */
+public final class InMemoryLeaseStore implements LeaseStore {
+
+  /** The "server": rows and the store clock, shared by every client created from it. */
+  public static final class Shared {
+    private final Clock clock;
+    private final Map<String, Row> rows = new TreeMap<>();
+    private final AtomicBoolean reachable = new AtomicBoolean(true);
+
+    public Shared(Clock clock) {
+      this.clock = Objects.requireNonNull(clock);
+    }
+
+    /** While false every call throws {@link LeaseStoreException}, like a store that is down. */
+    public void setReachable(boolean up) {
+      reachable.set(up);
+    }
+
+    /** Deletes a lease row behind everyone's back (the "stolen lease" fault). */
+    public synchronized void delete(String name) {
+      rows.remove(name);
+    }
+
+    public InMemoryLeaseStore client() {
+      return new InMemoryLeaseStore(this);
+    }
+  }
+
+  private static final class Row {
+    String holder;
+    String token;
+    long fence;
+    Instant lastFire;
+    Instant leaseUntil;
+  }
+
+  private final Shared shared;
+
+  private InMemoryLeaseStore(Shared shared) {
+    this.shared = shared;
+  }
+
+  public static InMemoryLeaseStore standalone(Clock clock) {
+    return new Shared(clock).client();
+  }
+
+  private Instant now() {
+    if (!shared.reachable.get()) {
+      throw new LeaseStoreException("in-memory store is unreachable");
+    }
+    return shared.clock.instant();
+  }
+
+  @Override
+  public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
+    return take(
+        LeaseArguments.name(name),
+        LeaseArguments.firing(firing),
+        LeaseArguments.holder(holder),
+        LeaseArguments.ttlMillis(ttl));
+  }
+
+  @Override
+  public Optional<Lease> acquire(String name, String holder, Duration ttl) {
+    return take(
+        LeaseArguments.name(name),
+        null,
+        LeaseArguments.holder(holder),
+        LeaseArguments.ttlMillis(ttl));
+  }
+
+  private Optional<Lease> take(String name, Instant firing, String holder, long ttlMillis) {
+    synchronized (shared) {
+      Instant now = now();
+      Row row = shared.rows.computeIfAbsent(name, n -> new Row());
+      boolean live = row.token != null && row.leaseUntil.isAfter(now);
+      if (live || (firing != null && row.lastFire != null && !row.lastFire.isBefore(firing))) {
+        return Optional.empty();
+      }
+      row.holder = holder;
+      row.token = LeaseArguments.newToken();
+      row.fence++;
+      row.leaseUntil = now.plusMillis(ttlMillis);
+      if (firing != null) {
+        row.lastFire = firing;
+      }
+      return Optional.of(
+          new Lease(
+              name, holder, row.token, row.fence, Duration.ofMillis(ttlMillis), row.leaseUntil));
+    }
+  }
+
+  @Override
+  public boolean renew(Lease lease, Duration ttl) {
+    LeaseArguments.lease(lease);
+    long ttlMillis = LeaseArguments.ttlMillis(ttl);
+    synchronized (shared) {
+      Instant now = now();
+      Row row = shared.rows.get(lease.name());
+      if (row == null || !lease.token().equals(row.token) || !row.leaseUntil.isAfter(now)) {
+        return false;
+      }
+      row.leaseUntil = now.plusMillis(ttlMillis);
+      return true;
+    }
+  }
+
+  @Override
+  public boolean release(Lease lease) {
+    LeaseArguments.lease(lease);
+    synchronized (shared) {
+      Instant now = now();
+      Row row = shared.rows.get(lease.name());
+      if (row == null || !lease.token().equals(row.token)) {
+        return false;
+      }
+      row.token = null;
+      row.leaseUntil = now;
+      return true;
+    }
+  }
+
+  @Override
+  public Optional<LeaseState> inspect(String name) {
+    LeaseArguments.name(name);
+    synchronized (shared) {
+      Instant now = now();
+      return Optional.ofNullable(shared.rows.get(name))
+          .filter(r -> r.leaseUntil != null || r.lastFire != null)
+          .map(r -> state(name, r, now));
+    }
+  }
+
+  @Override
+  public List<LeaseState> list() {
+    synchronized (shared) {
+      Instant now = now();
+      return shared.rows.entrySet().stream()
+          .filter(e -> e.getValue().leaseUntil != null)
+          .map(e -> state(e.getKey(), e.getValue(), now))
+          .toList();
+    }
+  }
+
+  private static LeaseState state(String name, Row row, Instant now) {
+    boolean held = row.token != null && row.leaseUntil.isAfter(now);
+    return new LeaseState(
+        name, row.token == null ? null : row.holder, row.leaseUntil, row.lastFire, row.fence, held);
+  }
+}
