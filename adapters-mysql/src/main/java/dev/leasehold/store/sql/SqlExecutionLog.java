@@ -1,0 +1,105 @@
+package dev.leasehold.store.sql;
+
+import static dev.leasehold.store.sql.Tables.DETAIL;
+import static dev.leasehold.store.sql.Tables.EXECUTION;
+import static dev.leasehold.store.sql.Tables.EXIT_CODE;
+import static dev.leasehold.store.sql.Tables.FINISHED_AT;
+import static dev.leasehold.store.sql.Tables.FIRE_TIME;
+import static dev.leasehold.store.sql.Tables.ID;
+import static dev.leasehold.store.sql.Tables.JOB;
+import static dev.leasehold.store.sql.Tables.NODE;
+import static dev.leasehold.store.sql.Tables.OUTCOME;
+import static dev.leasehold.store.sql.Tables.RUN_FENCE;
+import static dev.leasehold.store.sql.Tables.STARTED_AT;
+import static dev.leasehold.store.sql.Tables.TRIGGER_KIND;
+
+import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.job.TriggerKind;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+
+/**
+ * {@link ExecutionLog} in the table {@code task_execution}, next to the leases. One INSERT per
+ * record; {@link #recent} reads through the index on {@code (job, started_at)}. Database failures
+ * surface as {@link dev.leasehold.core.lease.LeaseStoreException}.
+ */
+public final class SqlExecutionLog implements ExecutionLog {
+  private final DSLContext db;
+
+  /**
+   * @param dataSource connections as the store's factory configures them (UTC sessions)
+   */
+  public SqlExecutionLog(DataSource dataSource, SQLDialect dialect) {
+    this.db = SqlSupport.dsl(dataSource, dialect);
+  }
+
+  @Override
+  public void record(ExecutionRecord r) {
+    Objects.requireNonNull(r, "record");
+    try {
+      db.insertInto(EXECUTION)
+          .set(JOB, r.job())
+          .set(FIRE_TIME, r.fireTime())
+          .set(NODE, r.node())
+          .set(RUN_FENCE, r.fence())
+          .set(TRIGGER_KIND, r.trigger().name())
+          .set(STARTED_AT, r.startedAt())
+          .set(FINISHED_AT, r.finishedAt())
+          .set(OUTCOME, r.outcome().name())
+          .set(EXIT_CODE, r.exitCode())
+          .set(DETAIL, r.detail())
+          .execute();
+    } catch (DataAccessException e) {
+      throw SqlSupport.failure("recording an execution of " + r.job(), e);
+    }
+  }
+
+  @Override
+  public List<ExecutionRecord> recent(String job, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    try {
+      return db.select(
+              JOB,
+              FIRE_TIME,
+              NODE,
+              RUN_FENCE,
+              TRIGGER_KIND,
+              STARTED_AT,
+              FINISHED_AT,
+              OUTCOME,
+              EXIT_CODE,
+              DETAIL)
+          .from(EXECUTION)
+          .where(job == null ? DSL.noCondition() : JOB.eq(job))
+          .orderBy(STARTED_AT.desc(), ID.desc())
+          .limit(limit)
+          .fetch(SqlExecutionLog::toRecord);
+    } catch (DataAccessException e) {
+      throw SqlSupport.failure("reading the execution history", e);
+    }
+  }
+
+  private static ExecutionRecord toRecord(Record r) {
+    return new ExecutionRecord(
+        r.get(JOB),
+        r.get(FIRE_TIME),
+        r.get(NODE),
+        r.get(RUN_FENCE),
+        TriggerKind.valueOf(r.get(TRIGGER_KIND)),
+        r.get(STARTED_AT),
+        r.get(FINISHED_AT),
+        Outcome.valueOf(r.get(OUTCOME)),
+        r.get(EXIT_CODE),
+        r.get(DETAIL));
+  }
+}

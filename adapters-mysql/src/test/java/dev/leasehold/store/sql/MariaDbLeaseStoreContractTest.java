@@ -1,0 +1,28 @@
+package dev.leasehold.store.sql;
+
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.LeaseStoreContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The contract kit against MariaDb (a fresh, migrated database); each client has its own pool. */
+class MariaDbLeaseStoreContractTest extends LeaseStoreContract {
+  private static TestDatabase database;
+
+  @BeforeAll
+  static void createDatabase() {
+    database = TestDatabase.mariaDb().migrated();
+  }
+
+  @AfterAll
+  static void dropDatabase() {
+    if (database != null) {
+      database.close();
+    }
+  }
+
+  @Override
+  protected LeaseStore createStore() {
+    return database.newLeaseStore();
+  }
+}

@@ -1,0 +1,28 @@
+package dev.leasehold.store.sql;
+
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.LeaseStoreContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The contract kit against Postgres (a fresh, migrated database); each client has its own pool. */
+class PostgresLeaseStoreContractTest extends LeaseStoreContract {
+  private static TestDatabase database;
+
+  @BeforeAll
+  static void createDatabase() {
+    database = TestDatabase.postgres().migrated();
+  }
+
+  @AfterAll
+  static void dropDatabase() {
+    if (database != null) {
+      database.close();
+    }
+  }
+
+  @Override
+  protected LeaseStore createStore() {
+    return database.newLeaseStore();
+  }
+}
