@@ -2,15 +2,27 @@ package dev.leasehold.app;
 
 import dev.leasehold.app.cli.Cli;
 import dev.leasehold.app.cli.CliContext;
-import dev.leasehold.app.cli.ShutdownSignal;
 import dev.leasehold.app.logging.LogSetup;
 import dev.leasehold.app.wiring.StoreModules;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /** {@code java -jar leasehold.jar ...}: see {@link Cli}. */
 public final class Main {
+  /** Lets a shutdown hook wait until the command has returned its exit code. */
+  private static final CountDownLatch EXIT_CODE_KNOWN = new CountDownLatch(1);
+
   private Main() {}
+
+  private static void awaitExitCode() {
+    try {
+      EXIT_CODE_KNOWN.await(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 
   public static void main(String[] args) {
     System.setProperty("org.jooq.no-logo", "true");
@@ -23,14 +35,23 @@ public final class Main {
             new PrintWriter(System.out, true, charset),
             new PrintWriter(System.err, true, charset),
             StoreModules::discover,
-            ShutdownSignal.jvm(),
+            action ->
+                Runtime.getRuntime()
+                    .addShutdownHook(
+                        new Thread(
+                            () -> {
+                              action.run();
+                              awaitExitCode();
+                            },
+                            "leasehold-shutdown")),
             true);
     int code = new Cli(context).execute(args);
     if (shuttingDown()) {
-      // run/trigger ended because of SIGTERM/SIGINT and has cleaned up: exit with its own code
-      // (System.exit would block here and the JVM would report 143/130 instead)
+      // run/trigger ended because of SIGTERM/SIGINT and has cleaned up, while the hook waits:
+      // exit with the command's own code (else the JVM would report 143/130)
       Runtime.getRuntime().halt(code);
     }
+    EXIT_CODE_KNOWN.countDown();
     System.exit(code);
   }
 

@@ -59,8 +59,12 @@ public final class DaemonMetrics implements SchedulerListener {
   }
 
   @Override
-  public void executionFinished(ExecutionRecord record) {
+  public void storeAnswered() {
     health.answered();
+  }
+
+  @Override
+  public void executionFinished(ExecutionRecord record) {
     Counter.builder("leasehold.executions")
         .description("Executions by job and outcome")
         .tag("job", record.job())
@@ -71,7 +75,6 @@ public final class DaemonMetrics implements SchedulerListener {
 
   @Override
   public void claimRefused(String job, Instant firing) {
-    health.answered();
     Counter.builder("leasehold.claim.refusals")
         .description("Firings claimed by another node (normal contention)")
         .tag("job", job)
