@@ -29,6 +29,13 @@ public final class MemoryStoreModule extends AbstractModule {
         new InMemoryLeaseStore.Shared(Clock.systemUTC());
     public final InMemoryExecutionLog history = new InMemoryExecutionLog();
     volatile boolean reachable = true;
+    private final java.util.concurrent.atomic.AtomicInteger opens =
+        new java.util.concurrent.atomic.AtomicInteger();
+
+    /** How often a daemon tried to open this store. */
+    public int openAttempts() {
+      return opens.get();
+    }
 
     public void setReachable(boolean up) {
       reachable = up;
@@ -62,6 +69,7 @@ public final class MemoryStoreModule extends AbstractModule {
     @Override
     public StoreBackend open(StoreSettings settings) {
       Server server = server(settings.url().substring("memory:".length()));
+      server.opens.incrementAndGet();
       if (!server.reachable) {
         throw new dev.leasehold.core.lease.LeaseStoreException("memory store is down");
       }
