@@ -1,6 +1,8 @@
 package dev.leasehold.store.sql;
 
 import dev.leasehold.core.lease.LeaseStoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
@@ -30,6 +32,11 @@ final class SqlMigrations {
    * after a short pause, by when the winner has finished and there is nothing left to do.
    */
   static void migrate(DataSource dataSource, SqlVendor vendor) {
+    try (Connection connection = dataSource.getConnection()) {
+      // an unreachable database fails at once, without the retries meant for racing migrations
+    } catch (SQLException e) {
+      throw new LeaseStoreException("SQL store: cannot connect: " + e.getMessage(), e);
+    }
     for (int attempt = 1; ; attempt++) {
       try {
         attempt(dataSource, vendor);
