@@ -1,0 +1,61 @@
+package dev.leasehold.store.mongo;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoDatabase;
+import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
+import org.bson.Document;
+
+/**
+ * One MongoDB client shared by the lease store and the execution log. Creating the client does no
+ * I/O: the driver connects in the background and each call waits at most the command timeout for a
+ * usable server.
+ */
+final class MongoStoreBackend implements StoreBackend {
+  private final MongoClient client;
+  private final MongoDatabase database;
+  private final MongoLeaseStore leases;
+  private final MongoExecutionLog executions;
+
+  MongoStoreBackend(MongoStoreConfig config) {
+    this.client =
+        MongoErrors.call("client creation", () -> MongoClients.create(config.clientSettings()));
+    this.database = client.getDatabase(config.database());
+    // the client belongs to this backend: closing the lease store alone leaves it open
+    this.leases = new MongoLeaseStore(database.getCollection(config.leaseCollection()), () -> {});
+    this.executions =
+        new MongoExecutionLog(
+            database.getCollection(config.executionCollection()), config.historyRetention());
+  }
+
+  /** A lease store that owns its own client, for callers that need nothing else. */
+  static MongoLeaseStore leaseStoreOwningItsClient(MongoStoreConfig config) {
+    MongoClient client =
+        MongoErrors.call("client creation", () -> MongoClients.create(config.clientSettings()));
+    return new MongoLeaseStore(
+        client.getDatabase(config.database()).getCollection(config.leaseCollection()),
+        client::close);
+  }
+
+  @Override
+  public LeaseStore leaseStore() {
+    return leases;
+  }
+
+  @Override
+  public ExecutionLog executionLog() {
+    return executions;
+  }
+
+  @Override
+  public void ping() {
+    MongoErrors.call("ping", () -> database.runCommand(new Document("ping", 1)));
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}

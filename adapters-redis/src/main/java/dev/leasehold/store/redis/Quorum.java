@@ -1,0 +1,65 @@
+package dev.leasehold.store.redis;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** One round of a Redlock step: the same call on every node in parallel, within a deadline. */
+final class Quorum {
+  private static final Logger log = LoggerFactory.getLogger(Quorum.class);
+
+  private Quorum() {}
+
+  /**
+   * Sends {@code call} to every node at once and waits until all answered or {@code deadlineNanos}
+   * (a {@link System#nanoTime()} instant) passed. Returns the answers in node order, {@code null}
+   * for a node that failed or was late: its answer is unknown, never assumed.
+   */
+  static <T> List<T> ask(
+      List<RedisNode> nodes, Function<RedisNode, CompletableFuture<T>> call, long deadlineNanos) {
+    List<CompletableFuture<T>> futures = new ArrayList<>();
+    for (RedisNode node : nodes) {
+      try {
+        futures.add(call.apply(node));
+      } catch (RuntimeException e) {
+        futures.add(CompletableFuture.failedFuture(e));
+      }
+    }
+    try {
+      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+          .get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      // some node failed or is late: looked at one by one below
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    List<T> answers = new ArrayList<>();
+    for (int i = 0; i < futures.size(); i++) {
+      CompletableFuture<T> f = futures.get(i);
+      if (f.isDone() && !f.isCompletedExceptionally()) {
+        answers.add(f.join());
+      } else {
+        answers.add(null);
+        String reason =
+            f.isDone()
+                ? f.handle((v, e) -> RedisNode.unwrap(e).toString()).join()
+                : "no answer in time";
+        log.debug("Redis {} did not answer: {}", nodes.get(i).address(), reason);
+      }
+    }
+    return Collections.unmodifiableList(answers);
+  }
+
+  /** How many answers are known and satisfy {@code test}. */
+  static <T> int count(List<T> answers, Predicate<T> test) {
+    return (int) answers.stream().filter(a -> a != null && test.test(a)).count();
+  }
+}

@@ -1,0 +1,55 @@
+package dev.leasehold.store.redis;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Lettuce client of one store: its threads and the nodes it talks to, closed together.
+ *
+ * <p>Options chosen for fail-closed leases: every command ends after the command timeout (a timeout
+ * is reported as a failure, never as success); the connection reconnects by itself; while it is
+ * down, commands are rejected at once instead of being queued, so a renewal can never be delivered
+ * late, after the lease it extends was presumed expired.
+ */
+final class RedisConnector implements AutoCloseable {
+  private final ClientResources resources;
+  private final RedisClient client;
+  private final Duration timeout;
+  private final List<RedisNode> nodes = new ArrayList<>();
+
+  RedisConnector(Duration timeout) {
+    this.timeout = timeout;
+    this.resources =
+        DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+    this.client = RedisClient.create(resources);
+    client.setOptions(
+        ClientOptions.builder()
+            .autoReconnect(true)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .timeoutOptions(TimeoutOptions.enabled(timeout))
+            .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+            .build());
+  }
+
+  synchronized RedisNode node(RedisURI uri) {
+    RedisNode node = new RedisNode(client, uri, timeout);
+    nodes.add(node);
+    return node;
+  }
+
+  @Override
+  public synchronized void close() {
+    nodes.forEach(RedisNode::close);
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    resources.shutdown(0, 2, TimeUnit.SECONDS);
+  }
+}

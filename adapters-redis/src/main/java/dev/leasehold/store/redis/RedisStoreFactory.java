@@ -1,0 +1,68 @@
+package dev.leasehold.store.redis;
+
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.core.store.StoreFactory;
+import dev.leasehold.core.store.StoreSettings;
+import java.util.Set;
+
+/**
+ * Opens {@code store.type: redis} (one server, {@code store.url}) and {@code store.type: redlock}
+ * (3 or 5 independent masters, {@code store.urls}). Options: {@code history-max} (records kept per
+ * job, default 1000).
+ */
+public final class RedisStoreFactory implements StoreFactory {
+  static final String REDIS = "redis";
+  static final String REDLOCK = "redlock";
+  private static final String HISTORY_MAX = "history-max";
+
+  @Override
+  public Set<String> types() {
+    return Set.of(REDIS, REDLOCK);
+  }
+
+  @Override
+  public String validate(StoreSettings settings) {
+    String problem =
+        switch (settings.type()) {
+          case REDIS -> RedisUris.problem("store.url", settings.url(), true);
+          case REDLOCK -> RedisUris.quorumProblem(settings.urls());
+          default -> "store.type: expected redis or redlock, got " + settings.type();
+        };
+    if (problem != null) {
+      return problem;
+    }
+    if (settings.keyPrefix() != null && LeaseKeys.problem(settings.keyPrefix()) != null) {
+      return "store.key-prefix: " + LeaseKeys.problem(settings.keyPrefix());
+    }
+    if (settings.username() != null && settings.password() == null) {
+      return "store.username: needs store.password as well";
+    }
+    if (settings.commandTimeout().isNegative() || settings.commandTimeout().isZero()) {
+      return "store.command-timeout: must be positive";
+    }
+    String max = settings.options().get(HISTORY_MAX);
+    if (max != null && !max.matches("[1-9][0-9]{0,8}")) {
+      return "store." + HISTORY_MAX + ": expected a positive whole number, got " + max;
+    }
+    return null;
+  }
+
+  @Override
+  public StoreBackend open(StoreSettings settings) {
+    String problem = validate(settings);
+    if (problem != null) {
+      throw new IllegalArgumentException(problem);
+    }
+    long maxPerJob =
+        Long.parseLong(
+            settings
+                .options()
+                .getOrDefault(HISTORY_MAX, "" + RedisExecutionLog.DEFAULT_MAX_PER_JOB));
+    if (REDIS.equals(settings.type())) {
+      RedisLeaseStore store = RedisLeaseStore.open(settings);
+      return new RedisStoreBackend(store, java.util.List.of(store.node()), store.keys(), maxPerJob);
+    }
+    RedlockLeaseStore store = RedlockLeaseStore.open(settings);
+    return new RedisStoreBackend(store, store.nodes(), store.keys(), maxPerJob);
+  }
+}

@@ -1,0 +1,121 @@
+package dev.leasehold.store.redis;
+
+import dev.leasehold.core.store.Redaction;
+import dev.leasehold.core.store.StoreSettings;
+import io.lettuce.core.RedisCredentialsProvider;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.StaticCredentialsProvider;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * Reads the store URLs through Lettuce's {@link RedisURI}: {@code redis://}, {@code rediss://}
+ * (TLS), {@code user:password@} (ACL), a database number as the path, and {@code
+ * redis-sentinel://host:port[,host:port...]/db#master}. Checks are done without I/O; messages show
+ * URLs with the password redacted.
+ */
+final class RedisUris {
+  private static final String PLAIN = "expected redis://host:port[/db] or rediss://host:port[/db]";
+  private static final String ANY =
+      "expected redis://host:port[/db], rediss://host:port[/db] (TLS)"
+          + " or redis-sentinel://host:port[,host:port]/db#master";
+
+  private RedisUris() {}
+
+  /** Why {@code url} cannot be used for {@code field}, or null. */
+  static String problem(String field, String url, boolean sentinelAllowed) {
+    String expected = sentinelAllowed ? ANY : PLAIN;
+    if (url == null || url.isBlank()) {
+      return field + ": missing; " + expected;
+    }
+    String lower = url.toLowerCase(Locale.ROOT);
+    boolean sentinel =
+        lower.startsWith("redis-sentinel://") || lower.startsWith("rediss-sentinel://");
+    boolean plain = lower.startsWith("redis://") || lower.startsWith("rediss://");
+    if (!plain && !(sentinel && sentinelAllowed)) {
+      return field + ": " + expected + ", got " + Redaction.redactUrl(url);
+    }
+    if (sentinel && !url.contains("#")) {
+      return field
+          + ": a Sentinel URL names its master after '#', e.g. redis-sentinel://host:26379/0#mymaster";
+    }
+    RedisURI uri;
+    try {
+      uri = RedisURI.create(url);
+    } catch (RuntimeException e) {
+      return field + ": cannot read " + Redaction.redactUrl(url) + "; " + expected;
+    }
+    if (sentinel && (uri.getSentinelMasterId() == null || uri.getSentinelMasterId().isBlank())) {
+      return field
+          + ": a Sentinel URL names its master after '#', e.g. redis-sentinel://host:26379/0#mymaster";
+    }
+    if (!sentinel && (uri.getHost() == null || uri.getHost().isBlank())) {
+      return field + ": missing host in " + Redaction.redactUrl(url);
+    }
+    return null;
+  }
+
+  /** Why {@code urls} cannot form a Redlock quorum, or null: 3 or 5 distinct plain masters. */
+  static String quorumProblem(List<String> urls) {
+    if (urls.size() != 3 && urls.size() != 5) {
+      return "store.urls: Redlock needs 3 or 5 independent Redis masters, got " + urls.size();
+    }
+    Map<String, Integer> seen = new HashMap<>();
+    for (int i = 0; i < urls.size(); i++) {
+      String field = "store.urls[" + i + "]";
+      String problem = problem(field, urls.get(i), false);
+      if (problem != null) {
+        return problem;
+      }
+      Integer earlier = seen.putIfAbsent(endpoint(urls.get(i)), i);
+      if (earlier != null) {
+        return field
+            + ": same server as store.urls["
+            + earlier
+            + "] ("
+            + endpoint(urls.get(i))
+            + "); Redlock needs independent masters";
+      }
+    }
+    return null;
+  }
+
+  /** The URI with the settings' credentials (they win over the URL's) and command timeout. */
+  static RedisURI parse(String url, StoreSettings settings) {
+    RedisURI uri = RedisURI.create(url);
+    if (settings.password() != null) {
+      String user = settings.username();
+      if (user == null
+          && uri.getCredentialsProvider()
+              instanceof RedisCredentialsProvider.ImmediateRedisCredentialsProvider fromUrl) {
+        user = fromUrl.resolveCredentialsNow().getUsername();
+      }
+      uri.setCredentialsProvider(
+          new StaticCredentialsProvider(user, settings.password().toCharArray()));
+    }
+    uri.setTimeout(settings.commandTimeout());
+    return uri;
+  }
+
+  /** {@code host:port/db}, or the Sentinel master and its sentinels; never credentials. */
+  static String describe(RedisURI uri) {
+    if (uri.getSentinelMasterId() != null) {
+      return "master "
+          + uri.getSentinelMasterId()
+          + " via sentinels "
+          + uri.getSentinels().stream()
+              .map(s -> s.getHost() + ":" + s.getPort())
+              .collect(Collectors.joining(","));
+    }
+    return uri.getHost() + ":" + uri.getPort() + "/" + uri.getDatabase();
+  }
+
+  /** host:port, lower case: two URLs with the same endpoint are the same master. */
+  static String endpoint(String url) {
+    RedisURI uri = RedisURI.create(url);
+    return uri.getHost().toLowerCase(Locale.ROOT) + ":" + uri.getPort();
+  }
+}

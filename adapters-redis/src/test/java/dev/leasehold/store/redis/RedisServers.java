@@ -1,0 +1,184 @@
+package dev.leasehold.store.redis;
+
+import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.core.testing.ServerAvailability;
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Throwaway {@code redis-server} processes on free loopback ports, for Redlock and fault tests:
+ * {@code redis-server --port P --save "" --appendonly no --dir <tmp>}, or with AOF ({@code
+ * --appendonly yes --appendfsync always}). Killed with SIGKILL, like a crash.
+ */
+final class RedisServers implements AutoCloseable {
+  static final Duration TIMEOUT = Duration.ofSeconds(2);
+
+  private final List<Server> servers = new ArrayList<>();
+  private final String prefix = freshPrefix();
+
+  /** Skips (or fails under CI=true) when redis-server is not installed. */
+  static void requireBinary() {
+    boolean found =
+        Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+            .anyMatch(dir -> Files.isExecutable(Path.of(dir, "redis-server")));
+    if (!found) {
+      String message = "redis-server is not installed; run: bash .ci/services.sh";
+      if (ServerAvailability.inCi()) {
+        Assertions.fail(message + " (CI=true: a missing server fails the build)");
+      }
+      Assumptions.abort(message);
+    }
+  }
+
+  static RedisServers start(int count, boolean aof) {
+    requireBinary();
+    RedisServers group = new RedisServers();
+    for (int i = 0; i < count; i++) {
+      group.servers.add(new Server(aof).start());
+    }
+    return group;
+  }
+
+  Server get(int i) {
+    return servers.get(i);
+  }
+
+  List<String> urls() {
+    return servers.stream().map(Server::url).toList();
+  }
+
+  /** Settings for a Redlock over these servers, with this group's key prefix. */
+  StoreSettings redlockSettings() {
+    return new StoreSettings("redlock", null, urls(), null, null, prefix, TIMEOUT, Map.of());
+  }
+
+  static String freshPrefix() {
+    return "lh-test-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+  }
+
+  @Override
+  public void close() {
+    servers.forEach(Server::destroy);
+  }
+
+  /** One redis-server process; survives restarts on the same port and directory. */
+  static final class Server {
+    private final boolean aof;
+    private final Path dir;
+    private final int port;
+    private Process process;
+
+    private Server(boolean aof) {
+      this.aof = aof;
+      try {
+        this.dir = Files.createTempDirectory("leasehold-redis-");
+        try (ServerSocket socket = new ServerSocket(0)) {
+          this.port = socket.getLocalPort();
+        }
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    String url() {
+      return "redis://127.0.0.1:" + port;
+    }
+
+    int port() {
+      return port;
+    }
+
+    long pid() {
+      return process.pid();
+    }
+
+    Server start() {
+      List<String> command =
+          new ArrayList<>(
+              List.of(
+                  "redis-server",
+                  "--port",
+                  "" + port,
+                  "--bind",
+                  "127.0.0.1",
+                  "--save",
+                  "",
+                  "--dir",
+                  dir.toString(),
+                  "--logfile",
+                  dir.resolve("redis.log").toString()));
+      command.addAll(
+          aof
+              ? List.of("--appendonly", "yes", "--appendfsync", "always")
+              : List.of("--appendonly", "no"));
+      try {
+        process = new ProcessBuilder(command).redirectErrorStream(true).start();
+      } catch (IOException e) {
+        throw new IllegalStateException("cannot start redis-server", e);
+      }
+      long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (!ServerAvailability.listening("127.0.0.1", port)) {
+        if (!process.isAlive() || System.nanoTime() > end) {
+          throw new IllegalStateException("redis-server on port " + port + " did not start");
+        }
+        sleep(20);
+      }
+      return this;
+    }
+
+    /** SIGKILL: a crash, nothing flushed beyond what the server already wrote. */
+    void kill() {
+      process.destroyForcibly();
+      try {
+        process.waitFor();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+
+    void restart() {
+      kill();
+      start();
+    }
+
+    void signal(String signal) {
+      try {
+        new ProcessBuilder("kill", "-" + signal, "" + process.pid()).start().waitFor();
+      } catch (IOException | InterruptedException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+
+    private void destroy() {
+      if (process != null) {
+        signal("CONT");
+        kill();
+      }
+      try (Stream<Path> files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+      } catch (IOException e) {
+        // a temp directory left behind is harmless
+      }
+    }
+
+    private static void sleep(long millis) {
+      try {
+        Thread.sleep(millis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

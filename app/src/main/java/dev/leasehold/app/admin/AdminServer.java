@@ -1,0 +1,199 @@
+package dev.leasehold.app.admin;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.leasehold.app.config.AdminConfig;
+import dev.leasehold.app.config.DaemonConfig;
+import dev.leasehold.app.report.HistoryReport;
+import dev.leasehold.app.report.Json;
+import dev.leasehold.app.report.StatusReport;
+import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.scheduler.Scheduler;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin endpoint (JDK HTTP server, loopback unless configured otherwise):
+ *
+ * <ul>
+ *   <li>{@code GET /health}: 200 when the store answered recently, else 503;
+ *   <li>{@code GET /metrics}: Prometheus text;
+ *   <li>{@code GET /jobs}: the same JSON as {@code status --json};
+ *   <li>{@code POST /jobs/{name}/trigger}: runs the job once now, like {@code trigger}; needs
+ *       {@code Authorization: Bearer <admin.token>} (403 otherwise, and always when no token is
+ *       configured). 200 with the execution as JSON, 409 when the lease is held elsewhere.
+ * </ul>
+ */
+public final class AdminServer implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
+  private static final Pattern TRIGGER = Pattern.compile("/jobs/([^/]+)/trigger");
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final DaemonConfig config;
+  private final Scheduler scheduler;
+  private final LeaseStore store;
+  private final StoreHealth health;
+  private final DaemonMetrics metrics;
+
+  private AdminServer(
+      HttpServer server,
+      DaemonConfig config,
+      Scheduler scheduler,
+      LeaseStore store,
+      StoreHealth health,
+      DaemonMetrics metrics) {
+    this.server = server;
+    this.executor =
+        Executors.newFixedThreadPool(
+            4,
+            r -> {
+              Thread t = new Thread(r, "leasehold-admin");
+              t.setDaemon(true);
+              return t;
+            });
+    this.config = config;
+    this.scheduler = scheduler;
+    this.store = store;
+    this.health = health;
+    this.metrics = metrics;
+  }
+
+  public static AdminServer start(
+      DaemonConfig config,
+      Scheduler scheduler,
+      LeaseStore store,
+      StoreHealth health,
+      DaemonMetrics metrics)
+      throws IOException {
+    AdminConfig admin = config.admin();
+    InetSocketAddress address =
+        new InetSocketAddress(admin.listen().getHostString(), admin.listen().getPort());
+    HttpServer http = HttpServer.create(address, 16);
+    AdminServer server = new AdminServer(http, config, scheduler, store, health, metrics);
+    http.setExecutor(server.executor);
+    http.createContext("/", server::handle);
+    http.start();
+    log.info("admin endpoint on http://{}:{}/", address.getHostString(), server.port());
+    return server;
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      String path = exchange.getRequestURI().getPath();
+      String method = exchange.getRequestMethod();
+      Matcher trigger = TRIGGER.matcher(path);
+      if (trigger.matches()) {
+        if (!method.equals("POST")) {
+          send(exchange, 405, "text/plain", "use POST\n");
+        } else {
+          trigger(exchange, trigger.group(1));
+        }
+        return;
+      }
+      if (!method.equals("GET")) {
+        send(exchange, 405, "text/plain", "use GET\n");
+        return;
+      }
+      switch (path) {
+        case "/health" -> health(exchange);
+        case "/metrics" ->
+            send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());
+        case "/jobs" ->
+            send(
+                exchange,
+                200,
+                "application/json",
+                Json.write(StatusReport.rows(config, store, Instant.now())) + "\n");
+        default -> send(exchange, 404, "text/plain", "not found\n");
+      }
+    } catch (RuntimeException e) {
+      log.warn("admin request {} failed: {}", exchange.getRequestURI(), e.getMessage());
+      try {
+        send(exchange, 500, "text/plain", "error: " + e.getClass().getSimpleName() + "\n");
+      } catch (IOException | RuntimeException ignored) {
+        // the response was already started; nothing more to say
+      }
+    }
+  }
+
+  private void health(HttpExchange exchange) throws IOException {
+    boolean up = health.healthy();
+    String body =
+        "{\"status\":\""
+            + (up ? "up" : "down")
+            + "\",\"node\":\""
+            + config.node().replace("\"", "")
+            + "\",\"running_jobs\":"
+            + metrics.runningJobs()
+            + "}\n";
+    send(exchange, up ? 200 : 503, "application/json", body);
+  }
+
+  private void trigger(HttpExchange exchange, String job) throws IOException {
+    String token = config.admin().token();
+    String given = exchange.getRequestHeaders().getFirst("Authorization");
+    if (token == null) {
+      send(exchange, 403, "text/plain", "triggering over HTTP is off: set admin.token\n");
+      return;
+    }
+    if (given == null || !constantTimeEquals(given, "Bearer " + token)) {
+      send(
+          exchange,
+          403,
+          "text/plain",
+          "a valid 'Authorization: Bearer <admin.token>' is required\n");
+      return;
+    }
+    if (config.job(job).isEmpty()) {
+      send(exchange, 404, "text/plain", "unknown job\n");
+      return;
+    }
+    Optional<ExecutionRecord> record = scheduler.trigger(job);
+    if (record.isEmpty()) {
+      send(
+          exchange, 409, "text/plain", "the job is running elsewhere right now; nothing was run\n");
+      return;
+    }
+    String json = Json.write(HistoryReport.rows(List.of(record.get())).get(0));
+    send(exchange, 200, "application/json", json + "\n");
+  }
+
+  private static boolean constantTimeEquals(String a, String b) {
+    return MessageDigest.isEqual(
+        a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void send(HttpExchange exchange, int status, String type, String body)
+      throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", type);
+    exchange.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,102 @@
+package dev.leasehold.app.cli;
+
+import dev.leasehold.app.config.ConfigException;
+import dev.leasehold.app.wiring.StoreOpener;
+import dev.leasehold.core.lease.LeaseStoreException;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * The command line: {@code run}, {@code validate}, {@code status}, {@code history}, {@code
+ * trigger}. Exit codes (DESIGN §5): 0 ok; 2 bad usage or bad config, with one line on stderr; 1 a
+ * runtime failure, also one line.
+ */
+@Command(
+    name = "leasehold",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    description = "Runs every scheduled job of a replicated service exactly once per firing.",
+    footer = {
+      "",
+      "Exit codes: 0 ok, 1 runtime failure, 2 bad usage or bad configuration.",
+      "Docs: README.md, docs/cli.md, docs/configuration.md, docs/operations.md"
+    })
+public final class Cli implements Callable<Integer> {
+  public static final int OK = 0;
+  public static final int FAILURE = 1;
+  public static final int USAGE = 2;
+
+  @Spec CommandSpec spec;
+
+  private final CliContext context;
+
+  public Cli(CliContext context) {
+    this.context = context;
+  }
+
+  /** Runs one command line and returns its exit code. */
+  public int execute(String... args) {
+    CommandLine line = new CommandLine(this);
+    line.addSubcommand("run", new RunCommand(context));
+    line.addSubcommand("validate", new ValidateCommand(context));
+    line.addSubcommand("status", new StatusCommand(context));
+    line.addSubcommand("history", new HistoryCommand(context));
+    line.addSubcommand("trigger", new TriggerCommand(context));
+    line.setOut(context.out());
+    line.setErr(context.err());
+    line.setExitCodeExceptionMapper(new ExitCodes());
+    line.setParameterExceptionHandler(
+        (e, argv) -> {
+          context.err().println("leasehold: " + oneLine(e.getMessage()) + " (see --help)");
+          context.err().flush();
+          return USAGE;
+        });
+    line.setExecutionExceptionHandler(
+        (e, cmd, parsed) -> {
+          context.err().println(message(e));
+          context.err().flush();
+          return e instanceof ConfigException || e instanceof IllegalArgumentException
+              ? USAGE
+              : FAILURE;
+        });
+    int code = line.execute(args);
+    context.out().flush();
+    context.err().flush();
+    return code;
+  }
+
+  @Override
+  public Integer call() {
+    // no command given: usage on stderr, bad usage
+    spec.commandLine().usage(context.err());
+    return USAGE;
+  }
+
+  static String message(Exception e) {
+    if (e instanceof ConfigException) {
+      return e.getMessage();
+    }
+    if (e instanceof LeaseStoreException) {
+      return "leasehold: store error: " + StoreOpener.summary(e);
+    }
+    if (e instanceof IllegalArgumentException) {
+      return "leasehold: " + oneLine(e.getMessage());
+    }
+    return "leasehold: error: " + StoreOpener.summary(e);
+  }
+
+  static String oneLine(String text) {
+    return text == null ? "" : text.replaceAll("\\s*[\\r\\n]+\\s*", " ").strip();
+  }
+
+  /** Exit codes only come from commands' return values and the handlers above. */
+  private static final class ExitCodes implements CommandLine.IExitCodeExceptionMapper {
+    @Override
+    public int getExitCode(Throwable exception) {
+      return exception instanceof ConfigException ? USAGE : FAILURE;
+    }
+  }
+}

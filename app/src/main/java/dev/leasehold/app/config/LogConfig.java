@@ -1,0 +1,12 @@
+package dev.leasehold.app.config;
+
+/**
+ * Logging settings.
+ *
+ * @param json JSON lines (logback's JsonEncoder) instead of the readable pattern
+ * @param level the root level: {@code TRACE}, {@code DEBUG}, {@code INFO}, {@code WARN}, {@code
+ *     ERROR}
+ */
+public record LogConfig(boolean json, String level) {
+  public static final LogConfig DEFAULT = new LogConfig(false, "INFO");
+}

@@ -1,0 +1,74 @@
+package dev.leasehold.app.logging;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.JsonEncoder;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.encoder.Encoder;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Configures Logback in code, so the daemon jar carries no {@code logback.xml} that could override
+ * an embedding application's. Readable lines by default (time, level, job tag, message); JSON lines
+ * through Logback's {@link JsonEncoder} when {@code log.format: json} or {@code
+ * LEASEHOLD_LOG_FORMAT=json}.
+ */
+public final class LogSetup {
+  /** Time, level, the job tag (MDC {@code job}, else {@code leasehold}), message. */
+  public static final String PATTERN =
+      "%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%X{job:-leasehold}] %msg%n";
+
+  private LogSetup() {}
+
+  /**
+   * @param json JSON lines instead of the readable pattern
+   * @param level root level name
+   * @param toStderr log to stderr (commands whose stdout is their answer) instead of stdout
+   */
+  public static void configure(boolean json, String level, boolean toStderr) {
+    if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+      return;
+    }
+    context.reset();
+    ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
+    console.setContext(context);
+    console.setName("console");
+    console.setTarget(toStderr ? "System.err" : "System.out");
+    console.setEncoder(encoder(context, json));
+    console.start();
+
+    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+    root.setLevel(Level.toLevel(level, Level.INFO));
+    root.addAppender(console);
+    // libraries that are chatty at INFO: their warnings still show
+    for (String quiet :
+        new String[] {
+          "org.flywaydb",
+          "org.jooq",
+          "com.zaxxer.hikari",
+          "org.mongodb",
+          "io.lettuce",
+          "io.netty",
+          "reactor"
+        }) {
+      context.getLogger(quiet).setLevel(Level.WARN);
+    }
+  }
+
+  private static Encoder<ILoggingEvent> encoder(LoggerContext context, boolean json) {
+    if (json) {
+      JsonEncoder encoder = new JsonEncoder();
+      encoder.setContext(context);
+      encoder.start();
+      return encoder;
+    }
+    PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+    encoder.setContext(context);
+    encoder.setPattern(PATTERN);
+    encoder.start();
+    return encoder;
+  }
+}

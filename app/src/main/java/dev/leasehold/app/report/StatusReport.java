@@ -1,0 +1,45 @@
+package dev.leasehold.app.report;
+
+import dev.leasehold.app.config.DaemonConfig;
+import dev.leasehold.app.config.JobConfig;
+import dev.leasehold.app.runner.FireTimes;
+import dev.leasehold.core.lease.LeaseState;
+import dev.leasehold.core.lease.LeaseStore;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * One row per configured job: its schedule and next firing (from the configuration) next to its
+ * lease (from the store). Shown by {@code status} and the admin {@code GET /jobs}. It reads the
+ * store only, so it works from any machine that reaches the store, and it holds no credentials.
+ */
+public final class StatusReport {
+  public static final List<String> COLUMNS =
+      List.of("name", "schedule", "next_fire", "holder", "lease_until", "last_fire", "fence");
+
+  private StatusReport() {}
+
+  /** Reads every lease in one call ({@link LeaseStore#list()}) and joins it with the jobs. */
+  public static List<Map<String, Object>> rows(DaemonConfig config, LeaseStore store, Instant now) {
+    Map<String, LeaseState> states =
+        store.list().stream()
+            .collect(Collectors.toMap(LeaseState::name, Function.identity(), (a, b) -> a));
+    return config.jobs().stream().map(job -> row(job, states.get(job.name()), now)).toList();
+  }
+
+  private static Map<String, Object> row(JobConfig job, LeaseState state, Instant now) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("name", job.name());
+    row.put("schedule", job.schedule().describe());
+    row.put("next_fire", job.schedule().nextAfter(now).map(FireTimes::format).orElse(null));
+    row.put("holder", state == null ? null : state.currentHolder().orElse(null));
+    row.put("lease_until", state == null ? null : FireTimes.format(state.leaseUntil()));
+    row.put("last_fire", state == null ? null : FireTimes.format(state.lastFire()));
+    row.put("fence", state == null ? 0L : state.fence());
+    return row;
+  }
+}

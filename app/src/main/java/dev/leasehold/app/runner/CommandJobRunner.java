@@ -1,0 +1,121 @@
+package dev.leasehold.app.runner;
+
+import dev.leasehold.app.config.JobAction;
+import dev.leasehold.core.job.JobContext;
+import dev.leasehold.core.job.JobResult;
+import dev.leasehold.core.job.JobRunner;
+import dev.leasehold.core.job.Outcome;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a command job: the argv as given, without a shell. The process inherits the daemon's
+ * environment, plus the job's {@code env:} entries, plus {@code LEASEHOLD_JOB}, {@code
+ * LEASEHOLD_FIRE_TIME} (ISO-8601 UTC with milliseconds), {@code LEASEHOLD_FENCE} and {@code
+ * LEASEHOLD_NODE}. Its stdout and stderr go to the log line by line, tagged with the job.
+ *
+ * <p>When the job must stop (timeout, lease lost, shutdown: the scheduler interrupts this thread
+ * and sets the context's stop reason) the whole process tree gets SIGTERM, then SIGKILL after the
+ * kill grace. The exit code is reported either way.
+ */
+public final class CommandJobRunner implements JobRunner {
+  private static final Logger log = LoggerFactory.getLogger(CommandJobRunner.class);
+
+  /** How often a waiting runner looks at the stop flag, in case an interrupt was swallowed. */
+  private static final long STOP_CHECK_MILLIS = 500;
+
+  /** How long output already written is still copied after the process exits. */
+  private static final long DRAIN_MILLIS = 2000;
+
+  private final JobAction.Command command;
+
+  public CommandJobRunner(JobAction.Command command) {
+    this.command = command;
+  }
+
+  @Override
+  public JobResult run(JobContext context) throws IOException {
+    ProcessBuilder builder = new ProcessBuilder(command.argv());
+    if (command.workdir() != null) {
+      builder.directory(command.workdir().toFile());
+    }
+    Map<String, String> env = builder.environment();
+    env.putAll(command.env());
+    env.put("LEASEHOLD_JOB", context.job());
+    env.put("LEASEHOLD_FIRE_TIME", FireTimes.format(context.firing()));
+    env.put("LEASEHOLD_FENCE", Long.toString(context.fence()));
+    env.put("LEASEHOLD_NODE", context.node());
+
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      return JobResult.failed("cannot start " + command.argv().get(0) + ": " + e.getMessage());
+    }
+    process.getOutputStream().close();
+    Thread out = OutputPump.start(process.getInputStream(), context.job(), false);
+    Thread err = OutputPump.start(process.getErrorStream(), context.job(), true);
+    log.debug("job {} started pid {}", context.job(), process.pid());
+
+    boolean stopped = awaitExitOrStop(process, context);
+    if (stopped) {
+      log.info(
+          "job {}: stopping process tree of pid {} ({})",
+          context.job(),
+          process.pid(),
+          context.stopReason().map(Enum::name).orElse("interrupted"));
+      ProcessTree.terminate(process.toHandle(), command.killGrace());
+    }
+    drain(out);
+    drain(err);
+    int code = exitCode(process);
+    if (stopped) {
+      String reason =
+          context
+              .stopReason()
+              .map(r -> r.name().toLowerCase(java.util.Locale.ROOT))
+              .orElse("interrupted");
+      return new JobResult(Outcome.FAILED, code, "stopped (" + reason + "), exit code " + code);
+    }
+    return JobResult.exit(code);
+  }
+
+  /** Waits for the process; true when it had to be stopped instead. */
+  private static boolean awaitExitOrStop(Process process, JobContext context) {
+    while (true) {
+      if (context.stopRequested()) {
+        return true;
+      }
+      try {
+        if (process.waitFor(STOP_CHECK_MILLIS, TimeUnit.MILLISECONDS)) {
+          return false;
+        }
+      } catch (InterruptedException e) {
+        return true;
+      }
+    }
+  }
+
+  private static int exitCode(Process process) {
+    try {
+      return process.onExit().get(5, TimeUnit.SECONDS).exitValue();
+    } catch (Exception e) {
+      return process.isAlive() ? -1 : process.exitValue();
+    }
+  }
+
+  private static void drain(Thread pump) {
+    long deadline = System.nanoTime() + Duration.ofMillis(DRAIN_MILLIS).toNanos();
+    while (pump.isAlive() && System.nanoTime() < deadline) {
+      try {
+        pump.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+      } catch (InterruptedException e) {
+        // already finishing; keep draining until the deadline
+      }
+    }
+  }
+}

@@ -1,0 +1,185 @@
+package dev.leasehold.app.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.leasehold.app.config.JobAction;
+import dev.leasehold.app.testing.Poll;
+import dev.leasehold.core.job.JobContext;
+import dev.leasehold.core.job.JobResult;
+import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.job.StopReason;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+class CommandJobRunnerTest {
+  private static final Duration LIMIT = Duration.ofSeconds(30);
+
+  @TempDir Path dir;
+  private final ListAppender<ILoggingEvent> output = new ListAppender<>();
+  private final Logger outputLogger = (Logger) LoggerFactory.getLogger("leasehold.job");
+
+  @BeforeEach
+  void captureJobOutput() {
+    output.start();
+    outputLogger.addAppender(output);
+  }
+
+  @AfterEach
+  void release() {
+    outputLogger.detachAppender(output);
+  }
+
+  private static CommandJobRunner runner(List<String> argv, Map<String, String> env, Path workdir) {
+    return new CommandJobRunner(new JobAction.Command(argv, env, workdir, Duration.ofMillis(500)));
+  }
+
+  private static CommandJobRunner sh(String script) {
+    return runner(List.of("sh", "-c", script), Map.of(), null);
+  }
+
+  @Test
+  void theProcessSeesTheLeaseholdVariablesItsOwnEnvAndTheInheritedEnvironment() throws Exception {
+    Path out = dir.resolve("env.txt");
+    CommandJobRunner runner =
+        runner(
+            List.of(
+                "sh",
+                "-c",
+                "printf '%s|%s|%s|%s|%s|%s' \"$LEASEHOLD_JOB\" \"$LEASEHOLD_FIRE_TIME\""
+                    + " \"$LEASEHOLD_FENCE\" \"$LEASEHOLD_NODE\" \"$FAMILY\" \"$PATH\" > \"$OUT\""),
+            Map.of("FAMILY", "li", "OUT", out.toString()),
+            null);
+
+    JobResult result = runner.run(JobContexts.of("morning-digest", 42));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(result.exitCode()).isZero();
+    assertThat(Files.readString(out))
+        .isEqualTo("morning-digest|2026-11-30T06:30:00.000Z|42|node-a|li|" + System.getenv("PATH"));
+  }
+
+  @Test
+  void stdoutAndStderrGoToTheLogLineByLineTaggedWithTheJob() throws Exception {
+    sh("echo one; echo two >&2; echo three").run(JobContexts.of("tagged", 1));
+
+    assertThat(output.list)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .contains("one", "[stderr] two", "three");
+    assertThat(output.list)
+        .allSatisfy(e -> assertThat(e.getMDCPropertyMap()).containsEntry("job", "tagged"));
+  }
+
+  @Test
+  void theExitCodeDecidesTheOutcome() throws Exception {
+    JobResult failed = sh("exit 3").run(JobContexts.of("fails", 1));
+    JobResult ok = sh("exit 0").run(JobContexts.of("works", 1));
+
+    assertThat(failed.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(failed.exitCode()).isEqualTo(3);
+    assertThat(ok.outcome()).isEqualTo(Outcome.SUCCEEDED);
+  }
+
+  @Test
+  void theCommandRunsInItsWorkdirWithoutAShell() throws Exception {
+    Path out = dir.resolve("argv.txt");
+    // "$HOME" would be expanded by a shell; as a plain argv entry it arrives as written
+    runner(
+            List.of(
+                "sh", "-c", "pwd > \"$0\"; printf '%s' \"$1\" >> \"$0\"", out.toString(), "$HOME"),
+            Map.of(),
+            dir)
+        .run(JobContexts.of("argv", 1));
+
+    assertThat(Files.readString(out)).isEqualTo(dir.toRealPath() + "\n" + "$HOME");
+  }
+
+  @Test
+  void aProgramThatCannotStartIsAFailureNotAnException() throws Exception {
+    JobResult result =
+        runner(List.of(dir.resolve("no-such-program").toString()), Map.of(), null)
+            .run(JobContexts.of("missing", 1));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(result.detail()).contains("cannot start");
+  }
+
+  @Test
+  void aStopRequestTerminatesTheWholeProcessTreeIncludingGrandchildren() throws Exception {
+    Path pidFile = dir.resolve("grandchild.pid");
+    CommandJobRunner runner = sh("sleep 1000 & echo $! > '" + pidFile + "'; wait");
+
+    StoppedRun run = startAndStop(runner, pidFile, StopReason.TIMED_OUT);
+
+    assertThat(run.result.exitCode()).isEqualTo(143); // 128 + SIGTERM
+    assertThat(run.result.detail()).contains("timed_out");
+    Poll.until("the grandchild sleep is gone", LIMIT, () -> gone(run.grandchild));
+  }
+
+  @Test
+  void aTreeThatIgnoresSigtermIsKilledAfterTheGrace() throws Exception {
+    Path pidFile = dir.resolve("grandchild.pid");
+    // an ignored signal stays ignored in children: both shell and sleep shrug off SIGTERM
+    CommandJobRunner runner =
+        sh("trap '' TERM; sleep 1000 & echo $! > '" + pidFile + "'; while :; do sleep 1; done");
+
+    StoppedRun run = startAndStop(runner, pidFile, StopReason.LEASE_LOST);
+
+    assertThat(run.result.exitCode()).isEqualTo(137); // 128 + SIGKILL
+    Poll.until("the grandchild sleep is gone", LIMIT, () -> gone(run.grandchild));
+  }
+
+  private record StoppedRun(JobResult result, long grandchild) {}
+
+  /** Starts the runner on its own thread, then stops it as the scheduler does. */
+  private static StoppedRun startAndStop(CommandJobRunner runner, Path pidFile, StopReason reason)
+      throws Exception {
+    JobContext context = JobContexts.of("stoppable", 7);
+    AtomicReference<JobResult> result = new AtomicReference<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                result.set(runner.run(context));
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    thread.start();
+    Poll.until("the job started its grandchild", LIMIT, () -> readPid(pidFile) > 0);
+    long grandchild = readPid(pidFile);
+    assertThat(ProcessHandle.of(grandchild)).isPresent();
+
+    context.requestStop(reason);
+    thread.interrupt();
+    thread.join(LIMIT.toMillis());
+
+    assertThat(thread.isAlive()).isFalse();
+    assertThat(result.get().outcome()).isEqualTo(Outcome.FAILED);
+    return new StoppedRun(result.get(), grandchild);
+  }
+
+  private static long readPid(Path file) {
+    try {
+      String text = Files.readString(file).strip();
+      return text.isEmpty() ? -1 : Long.parseLong(text);
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  private static boolean gone(long pid) {
+    return ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true);
+  }
+}

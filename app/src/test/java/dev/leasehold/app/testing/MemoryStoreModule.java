@@ -1,0 +1,92 @@
+package dev.leasehold.app.testing;
+
+import com.google.inject.AbstractModule;
+import com.google.inject.multibindings.MapBinder;
+import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.core.store.StoreFactory;
+import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.core.testing.InMemoryExecutionLog;
+import dev.leasehold.core.testing.InMemoryLeaseStore;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Test-only store type {@code memory} (url {@code memory:NAME}): core's reference in-memory store,
+ * which a test can make unreachable, to drive the daemon through a store outage. Found by the same
+ * ServiceLoader discovery as the real adapters, through the test classpath only; the daemon jar
+ * never contains it.
+ */
+public final class MemoryStoreModule extends AbstractModule {
+  private static final Map<String, Server> SERVERS = new ConcurrentHashMap<>();
+
+  /** One named in-memory "server": leases, history and a reachability switch. */
+  public static final class Server {
+    public final InMemoryLeaseStore.Shared leases =
+        new InMemoryLeaseStore.Shared(Clock.systemUTC());
+    public final InMemoryExecutionLog history = new InMemoryExecutionLog();
+    volatile boolean reachable = true;
+
+    public void setReachable(boolean up) {
+      reachable = up;
+      leases.setReachable(up);
+    }
+  }
+
+  public static Server server(String name) {
+    return SERVERS.computeIfAbsent(name, n -> new Server());
+  }
+
+  @Override
+  protected void configure() {
+    MapBinder.newMapBinder(binder(), String.class, StoreFactory.class)
+        .addBinding("memory")
+        .to(Factory.class);
+  }
+
+  static final class Factory implements StoreFactory {
+    @Override
+    public Set<String> types() {
+      return Set.of("memory");
+    }
+
+    @Override
+    public String validate(StoreSettings settings) {
+      String url = settings.url();
+      return url != null && url.startsWith("memory:") ? null : "store.url: expected memory:NAME";
+    }
+
+    @Override
+    public StoreBackend open(StoreSettings settings) {
+      Server server = server(settings.url().substring("memory:".length()));
+      if (!server.reachable) {
+        throw new dev.leasehold.core.lease.LeaseStoreException("memory store is down");
+      }
+      LeaseStore store = server.leases.client();
+      return new StoreBackend() {
+        @Override
+        public LeaseStore leaseStore() {
+          return store;
+        }
+
+        @Override
+        public ExecutionLog executionLog() {
+          return server.history;
+        }
+
+        @Override
+        public void ping() {
+          if (!server.reachable) {
+            throw new dev.leasehold.core.lease.LeaseStoreException("memory store is down");
+          }
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+  }
+}

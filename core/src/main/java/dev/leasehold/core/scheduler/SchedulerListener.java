@@ -1,0 +1,21 @@
+package dev.leasehold.core.scheduler;
+
+import dev.leasehold.core.job.ExecutionRecord;
+import java.time.Instant;
+
+/** Hooks for metrics and health. Called on scheduler threads: return quickly, never throw. */
+public interface SchedulerListener {
+  /** An execution ended (also skipped firings). */
+  default void executionFinished(ExecutionRecord record) {}
+
+  /** Another replica holds the lease or already ran this firing: the normal losing answer. */
+  default void claimRefused(String job, Instant firing) {}
+
+  /** The store could not be asked; nothing ran (G8). */
+  default void storeUnavailable(String job, RuntimeException error) {}
+
+  /** The store answered (any answer, including a refusal). */
+  default void storeAnswered() {}
+
+  SchedulerListener NONE = new SchedulerListener() {};
+}

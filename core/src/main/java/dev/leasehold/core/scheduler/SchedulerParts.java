@@ -1,0 +1,9 @@
+package dev.leasehold.core.scheduler;
+
+import dev.leasehold.core.lease.LeaseStore;
+import java.time.Clock;
+import java.util.concurrent.Executor;
+
+/** The collaborators one scheduler hands to its executions. */
+record SchedulerParts(
+    String node, LeaseStore store, Clock clock, Ticker ticker, TaskTimer timer, Executor workers) {}
