@@ -145,12 +145,8 @@ final class RedlockClaim {
       String token,
       List<Grant> grants,
       long start) {
-    long fence =
-        grants.stream()
-            .filter(g -> g != null && g.granted())
-            .mapToLong(Grant::fence)
-            .max()
-            .orElseThrow();
+    List<Grant> won = grants.stream().filter(g -> g != null && g.granted()).toList();
+    long fence = won.stream().mapToLong(Grant::fence).max().orElseThrow();
     int level = Quorum.count(grants, g -> g.granted() && g.fence() == fence);
     List<RedisNode> behind = new ArrayList<>();
     for (int i = 0; i < nodes.size(); i++) {
@@ -180,12 +176,7 @@ final class RedlockClaim {
       return Optional.empty();
     }
     fenceHint.merge(name, fence, Math::max);
-    long serverNow =
-        grants.stream()
-            .filter(g -> g != null && g.granted())
-            .mapToLong(Grant::serverMillis)
-            .min()
-            .orElseThrow();
+    long serverNow = won.stream().mapToLong(Grant::serverMillis).min().orElseThrow();
     return Optional.of(
         new Lease(name, holder, token, fence, ttl, Instant.ofEpochMilli(serverNow).plus(ttl)));
   }
