@@ -1,8 +1,14 @@
 package dev.leasehold.store.sql;
 
+import dev.leasehold.core.lease.LeaseStoreException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Creates and upgrades the store's tables with Flyway when a store is opened. Leasehold keeps its
@@ -10,29 +16,60 @@ import org.flywaydb.core.api.FlywayException;
  * application that runs Flyway itself: neither sees the other's migrations.
  */
 final class SqlMigrations {
+  private static final Logger log = LoggerFactory.getLogger(SqlMigrations.class);
   static final String HISTORY_TABLE = "leasehold_schema_history";
   static final String LOCATION = "classpath:leasehold/db/migration";
 
   private SqlMigrations() {}
 
+  /** Attempts before a failing migration is reported. */
+  private static final int ATTEMPTS = 5;
+
   /**
-   * Migrates to the latest version; a no-op when already there. Concurrent first opens by several
-   * processes are serialized by Flyway's own lock on the database.
+   * Migrates to the latest version; a no-op when already there. Flyway serializes the migrations
+   * themselves with a lock on the database, but two processes that both find no history table can
+   * race to create it (the loser sees a half-made table); a failed attempt is therefore retried
+   * after a short pause, by when the winner has finished and there is nothing left to do.
    */
   static void migrate(DataSource dataSource, SqlVendor vendor) {
+    try (Connection connection = dataSource.getConnection()) {
+      // an unreachable database fails at once, without the retries meant for racing migrations
+    } catch (SQLException e) {
+      throw new LeaseStoreException("SQL store: cannot connect: " + e.getMessage(), e);
+    }
+    for (int attempt = 1; ; attempt++) {
+      try {
+        attempt(dataSource, vendor);
+        return;
+      } catch (FlywayException e) {
+        if (attempt == ATTEMPTS) {
+          throw SqlSupport.failure("migrating the leasehold tables", e);
+        }
+        log.debug("migration attempt {} failed, retrying: {}", attempt, e.getMessage());
+        pause(attempt);
+      }
+    }
+  }
+
+  private static void attempt(DataSource dataSource, SqlVendor vendor) {
+    Flyway.configure(SqlMigrations.class.getClassLoader())
+        .dataSource(dataSource)
+        .table(HISTORY_TABLE)
+        .locations(LOCATION)
+        .placeholders(vendor.migrationPlaceholders())
+        // a database that already holds the application's tables: start our history at 0
+        .baselineOnMigrate(true)
+        .baselineVersion("0")
+        .load()
+        .migrate();
+  }
+
+  private static void pause(int attempt) {
     try {
-      Flyway.configure(SqlMigrations.class.getClassLoader())
-          .dataSource(dataSource)
-          .table(HISTORY_TABLE)
-          .locations(LOCATION)
-          .placeholders(vendor.migrationPlaceholders())
-          // a database that already holds the application's tables: start our history at 0
-          .baselineOnMigrate(true)
-          .baselineVersion("0")
-          .load()
-          .migrate();
-    } catch (FlywayException e) {
-      throw SqlSupport.failure("migrating the leasehold tables", e);
+      Thread.sleep(100L * attempt + ThreadLocalRandom.current().nextLong(100));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LeaseStoreException("SQL store: interrupted while migrating", e);
     }
   }
 }

@@ -34,6 +34,9 @@ public final class SqlStoreFactory implements StoreFactory {
     if (vendor == null) {
       return "store.type: expected one of " + SqlVendor.TYPES + ", got " + settings.type();
     }
+    if (settings.commandTimeout().isNegative() || settings.commandTimeout().isZero()) {
+      return "store.command-timeout: must be positive, got " + settings.commandTimeout();
+    }
     String url = settings.url();
     if (url == null || url.isBlank()) {
       return vendor == SqlVendor.H2
@@ -47,9 +50,6 @@ public final class SqlStoreFactory implements StoreFactory {
           + vendor.example
           + ", got "
           + Redaction.redactUrl(url);
-    }
-    if (settings.commandTimeout().isNegative() || settings.commandTimeout().isZero()) {
-      return "store.command-timeout: must be positive, got " + settings.commandTimeout();
     }
     return null;
   }

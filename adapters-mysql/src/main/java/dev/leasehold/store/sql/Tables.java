@@ -82,13 +82,20 @@ final class Tables {
    * The database's clock, at millisecond precision, in UTC: every connection's session time zone is
    * UTC ({@link SqlVendor#utcSessionSql}).
    */
-  static final Field<Instant> NOW = DSL.currentLocalDateTime(DSL.inline(3)).coerce(UTC);
+  static final Field<Instant> NOW = localNow().coerce(UTC);
 
   /** The database's clock plus {@code ttl}, computed by the database. */
   static Field<Instant> nowPlus(Duration ttl) {
-    return DSL.currentLocalDateTime(DSL.inline(3))
-        .plus(DSL.val(DayToSecond.valueOf(ttl)))
-        .coerce(UTC);
+    return localNow().plus(DSL.val(DayToSecond.valueOf(ttl))).coerce(UTC);
+  }
+
+  /**
+   * jOOQ renders {@code currentLocalDateTime} as {@code current_timestamp(3)}, which is a {@code
+   * timestamptz} on PostgreSQL; the cast makes it a plain timestamp (at the UTC session zone)
+   * everywhere, so it compares with the columns without an implicit conversion.
+   */
+  private static Field<LocalDateTime> localNow() {
+    return DSL.cast(DSL.currentLocalDateTime(DSL.inline(3)), SQLDataType.LOCALDATETIME(3));
   }
 
   /** One row per lease name. */

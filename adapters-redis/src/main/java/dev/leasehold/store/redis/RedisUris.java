@@ -2,7 +2,9 @@ package dev.leasehold.store.redis;
 
 import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreSettings;
+import io.lettuce.core.RedisCredentialsProvider;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.StaticCredentialsProvider;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -35,6 +37,10 @@ final class RedisUris {
     boolean plain = lower.startsWith("redis://") || lower.startsWith("rediss://");
     if (!plain && !(sentinel && sentinelAllowed)) {
       return field + ": " + expected + ", got " + Redaction.redactUrl(url);
+    }
+    if (sentinel && !url.contains("#")) {
+      return field
+          + ": a Sentinel URL names its master after '#', e.g. redis-sentinel://host:26379/0#mymaster";
     }
     RedisURI uri;
     try {
@@ -79,16 +85,19 @@ final class RedisUris {
 
   /** The URI with the settings' credentials (they win over the URL's) and command timeout. */
   static RedisURI parse(String url, StoreSettings settings) {
-    RedisURI.Builder builder = RedisURI.builder(RedisURI.create(url));
+    RedisURI uri = RedisURI.create(url);
     if (settings.password() != null) {
-      char[] password = settings.password().toCharArray();
-      if (settings.username() != null) {
-        builder.withAuthentication(settings.username(), password);
-      } else {
-        builder.withPassword(password);
+      String user = settings.username();
+      if (user == null
+          && uri.getCredentialsProvider()
+              instanceof RedisCredentialsProvider.ImmediateRedisCredentialsProvider fromUrl) {
+        user = fromUrl.resolveCredentialsNow().getUsername();
       }
+      uri.setCredentialsProvider(
+          new StaticCredentialsProvider(user, settings.password().toCharArray()));
     }
-    return builder.withTimeout(settings.commandTimeout()).build();
+    uri.setTimeout(settings.commandTimeout());
+    return uri;
   }
 
   /** {@code host:port/db}, or the Sentinel master and its sentinels; never credentials. */

@@ -1,0 +1,111 @@
+package dev.leasehold.store.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.inject.Guice;
+import com.google.inject.Key;
+import com.google.inject.Module;
+import com.google.inject.TypeLiteral;
+import dev.leasehold.core.store.StoreFactory;
+import dev.leasehold.core.store.StoreSettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+
+/** Settings checks (no I/O) and the Guice wiring of the SQL store. */
+class SqlStoreFactoryTest {
+  private final SqlStoreFactory factory = new SqlStoreFactory();
+
+  private static StoreSettings settings(String type, String url) {
+    return StoreSettings.of(type, url);
+  }
+
+  @Test
+  void servesEverySqlType() {
+    assertThat(factory.types())
+        .containsExactlyInAnyOrder("h2", "mysql", "mariadb", "postgres", "postgresql");
+  }
+
+  @Test
+  void acceptsEachDatabasesUrls() {
+    assertThat(factory.validate(settings("h2", null))).isNull();
+    assertThat(factory.validate(settings("h2", "jdbc:h2:file:./data/x"))).isNull();
+    assertThat(factory.validate(settings("h2", "jdbc:h2:mem:x"))).isNull();
+    assertThat(factory.validate(settings("mysql", "jdbc:mysql://db:3306/app"))).isNull();
+    assertThat(factory.validate(settings("mysql", "jdbc:mariadb://db:3306/app"))).isNull();
+    assertThat(factory.validate(settings("mariadb", "jdbc:mariadb://db/app?sslMode=verify-full")))
+        .isNull();
+    assertThat(factory.validate(settings("postgres", "jdbc:postgresql://db/app"))).isNull();
+    assertThat(factory.validate(settings("postgresql", "jdbc:postgresql://db/app"))).isNull();
+  }
+
+  @Test
+  void aUrlOfAnotherDatabaseIsRefusedNamingTheField() {
+    assertThat(factory.validate(settings("postgres", "jdbc:mariadb://db:3306/app")))
+        .startsWith("store.url: ")
+        .contains("postgres", "jdbc:postgresql://", "jdbc:mariadb://db:3306/app");
+    assertThat(factory.validate(settings("h2", "jdbc:postgresql://db/app")))
+        .startsWith("store.url: ");
+    assertThat(factory.validate(settings("mysql", "mysql://db/app"))).startsWith("store.url: ");
+  }
+
+  @Test
+  void aServerDatabaseNeedsAUrl() {
+    assertThat(factory.validate(settings("mariadb", null)))
+        .startsWith("store.url: required")
+        .contains("jdbc:mariadb://");
+    assertThat(factory.validate(settings("postgres", " "))).startsWith("store.url: required");
+  }
+
+  @Test
+  void problemsNeverShowThePassword() {
+    String problem =
+        factory.validate(settings("postgres", "jdbc:mariadb://db/app?user=u&password=hunter2"));
+    assertThat(problem).startsWith("store.url: ").doesNotContain("hunter2");
+  }
+
+  @Test
+  void anUnknownTypeOrATimeoutOfZeroIsRefused() {
+    assertThat(factory.validate(settings("oracle", "jdbc:oracle:thin:@db")))
+        .startsWith("store.type: ");
+    StoreSettings noTimeout =
+        new StoreSettings("h2", null, List.of(), null, null, null, Duration.ZERO, Map.of());
+    assertThat(factory.validate(noTimeout)).startsWith("store.command-timeout: ");
+  }
+
+  @Test
+  void openRefusesInvalidSettingsWithoutConnecting() {
+    assertThatThrownBy(() -> factory.open(settings("postgres", "jdbc:h2:mem:x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("store.url: ");
+  }
+
+  @Test
+  void fileDatabasesAreSharedBetweenProcessesUnlessTheUrlSaysOtherwise() {
+    assertThat(SqlVendor.H2.driverUrl(null))
+        .isEqualTo("jdbc:h2:file:./data/leasehold;AUTO_SERVER=TRUE");
+    assertThat(SqlVendor.H2.driverUrl("jdbc:h2:file:/x;auto_server=false"))
+        .isEqualTo("jdbc:h2:file:/x;auto_server=false");
+    assertThat(SqlVendor.H2.driverUrl("jdbc:h2:mem:x")).isEqualTo("jdbc:h2:mem:x");
+    assertThat(SqlVendor.MYSQL.driverUrl("jdbc:mysql://db/app?sslMode=trust"))
+        .isEqualTo("jdbc:mysql://db/app?sslMode=trust&permitMysqlScheme");
+  }
+
+  @Test
+  void theGuiceModuleIsFoundAndBindsEveryType() {
+    Module module =
+        ServiceLoader.load(Module.class).stream()
+            .map(ServiceLoader.Provider::get)
+            .filter(SqlStoreModule.class::isInstance)
+            .findFirst()
+            .orElseThrow();
+    Map<String, StoreFactory> factories =
+        Guice.createInjector(module)
+            .getInstance(Key.get(new TypeLiteral<Map<String, StoreFactory>>() {}));
+    assertThat(factories).containsOnlyKeys(factory.types());
+    assertThat(factories.values()).allMatch(SqlStoreFactory.class::isInstance);
+  }
+}

@@ -1,0 +1,185 @@
+package dev.leasehold.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Key;
+import com.google.inject.Module;
+import com.google.inject.TypeLiteral;
+import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.core.store.StoreFactory;
+import dev.leasehold.core.store.StoreSettings;
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+
+/** Settings checks and wiring; no server needed except where a test opens a store on purpose. */
+class RedisStoreFactoryTest {
+  private final RedisStoreFactory factory = new RedisStoreFactory();
+
+  private static StoreSettings redis(String url) {
+    return StoreSettings.of("redis", url);
+  }
+
+  private static StoreSettings redlock(String... urls) {
+    return new StoreSettings("redlock", null, List.of(urls), null, null, null, null, Map.of());
+  }
+
+  @Test
+  void servesRedisAndRedlock() {
+    assertThat(factory.types()).containsExactlyInAnyOrder("redis", "redlock");
+  }
+
+  @Test
+  void acceptsEveryDocumentedUrlForm() {
+    for (String url :
+        List.of(
+            "redis://127.0.0.1:6379",
+            "redis://localhost",
+            "redis://127.0.0.1:6379/3",
+            "rediss://redis.example.org:6380/0",
+            "redis://:secret@127.0.0.1:6379",
+            "redis://leasehold:secret@127.0.0.1:6379/2",
+            "redis-sentinel://s1:26379,s2:26379,s3:26379/0#mymaster")) {
+      assertThat(factory.validate(redis(url))).as(url).isNull();
+    }
+  }
+
+  @Test
+  void namesTheFieldOfABadUrl() {
+    assertThat(factory.validate(redis(null))).startsWith("store.url: missing");
+    assertThat(factory.validate(redis("http://127.0.0.1:6379"))).startsWith("store.url: expected");
+    assertThat(factory.validate(redis("jdbc:h2:mem:x"))).startsWith("store.url: expected");
+    assertThat(factory.validate(redis("redis-sentinel://s1:26379/0")))
+        .startsWith("store.url: a Sentinel URL names its master");
+    assertThat(factory.validate(StoreSettings.of("memcached", "redis://x")))
+        .startsWith("store.type:");
+  }
+
+  @Test
+  void aBadUrlNeverShowsItsPassword() {
+    String problem = factory.validate(redis("http://user:hunter2@127.0.0.1:6379"));
+    assertThat(problem).doesNotContain("hunter2").contains("***");
+  }
+
+  @Test
+  void checksKeyPrefixCredentialsTimeoutAndOptions() {
+    String url = "redis://127.0.0.1:6379";
+    assertThat(factory.validate(settings(url, "lh:{x}:", null, null, null, Map.of())))
+        .startsWith("store.key-prefix:");
+    assertThat(factory.validate(settings(url, null, "user", null, null, Map.of())))
+        .startsWith("store.username:");
+    assertThat(factory.validate(settings(url, null, null, null, Duration.ZERO, Map.of())))
+        .startsWith("store.command-timeout:");
+    assertThat(factory.validate(settings(url, null, null, null, null, Map.of("history-max", "0"))))
+        .startsWith("store.history-max:");
+    assertThat(
+            factory.validate(settings(url, "app1:", "u", "p", null, Map.of("history-max", "50"))))
+        .isNull();
+  }
+
+  private static StoreSettings settings(
+      String url,
+      String prefix,
+      String user,
+      String password,
+      Duration timeout,
+      Map<String, String> options) {
+    return new StoreSettings("redis", url, List.of(), user, password, prefix, timeout, options);
+  }
+
+  @Test
+  void redlockNeedsThreeOrFiveDistinctPlainMasters() {
+    assertThat(factory.validate(redlock("redis://a:6379", "redis://b:6379", "redis://c:6379")))
+        .isNull();
+    assertThat(
+            factory.validate(
+                redlock("redis://a", "redis://b", "redis://c", "rediss://d:6380", "redis://e/1")))
+        .isNull();
+    assertThat(factory.validate(redlock("redis://a:6379", "redis://b:6379")))
+        .startsWith("store.urls: Redlock needs 3 or 5");
+    assertThat(factory.validate(redlock("redis://a", "redis://b", "redis://c", "redis://d")))
+        .startsWith("store.urls: Redlock needs 3 or 5");
+    assertThat(factory.validate(redlock("redis://a:6379", "redis://b:6379", "redis://A:6379/1")))
+        .startsWith("store.urls[2]: same server as store.urls[0]");
+    assertThat(
+            factory.validate(
+                redlock("redis://a:6379", "redis-sentinel://s:26379/0#m", "redis://c:6379")))
+        .startsWith("store.urls[1]: expected redis://");
+  }
+
+  @Test
+  void openRefusesBadSettingsWithIllegalArgument() {
+    assertThatThrownBy(() -> factory.open(redlock("redis://a:6379")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("store.urls:");
+  }
+
+  @Test
+  void credentialsFromSettingsWinAndTheTimeoutIsApplied() {
+    StoreSettings settings =
+        new StoreSettings(
+            "redis",
+            "rediss://old:oldpw@h.example:6380/4",
+            List.of(),
+            "leasehold",
+            "s3cret",
+            null,
+            Duration.ofMillis(750),
+            Map.of());
+    RedisURI uri = RedisUris.parse(settings.url(), settings);
+    RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
+    assertThat(credentials.getUsername()).isEqualTo("leasehold");
+    assertThat(new String(credentials.getPassword())).isEqualTo("s3cret");
+    assertThat(uri.isSsl()).isTrue();
+    assertThat(uri.getDatabase()).isEqualTo(4);
+    assertThat(uri.getTimeout()).isEqualTo(Duration.ofMillis(750));
+    assertThat(RedisUris.describe(uri)).isEqualTo("h.example:6380/4").doesNotContain("s3cret");
+  }
+
+  @Test
+  void sentinelUrlsKeepTheirMasterAndSentinels() {
+    RedisURI uri =
+        RedisUris.parse(
+            "redis-sentinel://s1:26379,s2:26380/1#cache", StoreSettings.of("redis", ""));
+    assertThat(uri.getSentinelMasterId()).isEqualTo("cache");
+    assertThat(uri.getSentinels()).hasSize(2);
+    assertThat(uri.getDatabase()).isEqualTo(1);
+    assertThat(RedisUris.describe(uri)).isEqualTo("master cache via sentinels s1:26379,s2:26380");
+  }
+
+  @Test
+  void theGuiceModuleIsFoundByServiceLoaderAndBindsBothTypes() {
+    List<Module> modules =
+        ServiceLoader.load(Module.class).stream().map(ServiceLoader.Provider::get).toList();
+    assertThat(modules).hasAtLeastOneElementOfType(RedisStoreModule.class);
+    Injector injector = Guice.createInjector(new RedisStoreModule());
+    Map<String, StoreFactory> bound =
+        injector.getInstance(Key.get(new TypeLiteral<Map<String, StoreFactory>>() {}));
+    assertThat(bound.keySet()).containsExactlyInAnyOrder("redis", "redlock");
+    assertThat(bound.get("redis")).isInstanceOf(RedisStoreFactory.class);
+  }
+
+  @Test
+  void pingFailsReadablyWhenNothingListens() throws Exception {
+    int port;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    try (StoreBackend backend = factory.open(redis("redis://127.0.0.1:" + port))) {
+      assertThatThrownBy(backend::ping)
+          .isInstanceOf(LeaseStoreException.class)
+          .hasMessageContaining("PING");
+      assertThatThrownBy(() -> backend.leaseStore().acquire("x", "node-a", Duration.ofSeconds(1)))
+          .isInstanceOf(LeaseStoreException.class)
+          .hasMessageContaining("127.0.0.1:" + port);
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package dev.leasehold.architecture;
+
+import static com.tngtech.archunit.base.DescribedPredicate.alwaysTrue;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.onionArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreFactory;
+
+/**
+ * The hexagon, enforced: the core knows no store, framework or driver; adapters know the core and
+ * nothing of each other; only the app (the wiring) sees everything. Production classes of every
+ * module are imported (the app's test classpath holds them all); tests are left out.
+ */
+@AnalyzeClasses(packages = "dev.leasehold", importOptions = ProductionCodeOnly.class)
+class ArchitectureTest {
+
+  @ArchTest
+  static final ArchRule layersFormAnOnion =
+      onionArchitecture()
+          .domainModels(
+              "dev.leasehold.core.lease..",
+              "dev.leasehold.core.job..",
+              "dev.leasehold.core.schedule..")
+          .domainServices("dev.leasehold.core.store..")
+          .applicationServices("dev.leasehold.core.scheduler..")
+          .adapter("sql", "dev.leasehold.store.sql..")
+          .adapter("redis", "dev.leasehold.store.redis..")
+          .adapter("mongo", "dev.leasehold.store.mongo..")
+          .adapter("app", "dev.leasehold.app..")
+          // the app is the wiring: it may see every adapter (DESIGN §2)
+          .ignoreDependency(resideInAPackage("dev.leasehold.app.."), alwaysTrue());
+
+  @ArchTest
+  static final ArchRule coreDependsOnlyOnTheJdkSlf4jAndTheCronLibrary =
+      classes()
+          .that()
+          .resideInAPackage("dev.leasehold.core..")
+          .should()
+          .onlyDependOnClassesThat()
+          .resideInAnyPackage("dev.leasehold.core..", "java..", "org.slf4j..", "com.cronutils..");
+
+  @ArchTest
+  static final ArchRule coreKnowsNoGuiceNoDriverNoAdapter =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.leasehold.core..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(
+              "com.google.inject..",
+              "io.lettuce..",
+              "com.mongodb..",
+              "org.bson..",
+              "org.jooq..",
+              "org.flywaydb..",
+              "java.sql..",
+              "javax.sql..",
+              "dev.leasehold.store..",
+              "dev.leasehold.app..");
+
+  @ArchTest
+  static final ArchRule noAdapterDependsOnAnother =
+      slices().matching("dev.leasehold.store.(*)..").should().notDependOnEachOther();
+
+  @ArchTest
+  static final ArchRule adaptersDoNotDependOnTheApp =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.leasehold.store..")
+          .should()
+          .dependOnClassesThat()
+          .resideInAPackage("dev.leasehold.app..");
+
+  @ArchTest
+  static final ArchRule everyLeaseStoreLivesInAnAdapter =
+      classes()
+          .that()
+          .implement(LeaseStore.class)
+          .should()
+          .resideInAPackage("dev.leasehold.store..")
+          .as("every LeaseStore implementation lives in an adapter module");
+
+  @ArchTest
+  static final ArchRule everyStoreFactoryLivesInAnAdapter =
+      classes()
+          .that()
+          .implement(StoreFactory.class)
+          .should()
+          .resideInAPackage("dev.leasehold.store..");
+
+  @ArchTest
+  static final ArchRule noPackageCycles =
+      slices().matching("dev.leasehold.(**)").should().beFreeOfCycles();
+}
