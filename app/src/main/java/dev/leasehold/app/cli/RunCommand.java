@@ -1,8 +1,8 @@
 package dev.leasehold.app.cli;
 
-import dev.leasehold.app.Daemon;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
+import dev.leasehold.app.daemon.Daemon;
 import dev.leasehold.app.wiring.PreparedConfig;
 import java.io.IOException;
 import java.util.concurrent.Callable;

@@ -15,6 +15,7 @@ import dev.leasehold.core.store.StoreSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 
@@ -59,6 +60,11 @@ public final class StoreModules {
   /** The known {@code store.type} names, sorted. */
   public List<String> types() {
     return List.copyOf(factories.keySet());
+  }
+
+  /** The factory registered under {@code type}, if any (for embedding: no validation). */
+  public Optional<StoreFactory> factory(String type) {
+    return Optional.ofNullable(factories.get(type));
   }
 
   /**

@@ -1,4 +1,4 @@
-package dev.leasehold.app;
+package dev.leasehold.app.daemon;
 
 import dev.leasehold.app.admin.AdminServer;
 import dev.leasehold.app.admin.DaemonMetrics;
