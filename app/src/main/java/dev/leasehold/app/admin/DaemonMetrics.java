@@ -10,13 +10,12 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.MDC;
 
 /**
  * The daemon's metrics, fed by the scheduler's listener and by a wrapper around every job runner:
  * {@code leasehold_executions_total{job,outcome}}, {@code leasehold_claim_refusals_total{job}},
- * {@code leasehold_store_errors_total{job}} and {@code leasehold_running_jobs}. Also tags the job's
- * thread with the MDC key {@code job}, so whatever a job logs carries its name.
+ * {@code leasehold_store_errors_total{job}} and {@code leasehold_running_jobs}. Created only when
+ * the admin endpoint is on, which is the only place they are read.
  */
 public final class DaemonMetrics implements SchedulerListener {
   private final PrometheusMeterRegistry registry =
@@ -44,15 +43,13 @@ public final class DaemonMetrics implements SchedulerListener {
     return running.get();
   }
 
-  /** Wraps a runner: counts it as running and tags its log lines with the job. */
+  /** Wraps a runner so it counts as running while it runs. */
   public JobRunner instrument(JobRunner runner) {
     return context -> {
       running.incrementAndGet();
-      MDC.put("job", context.job());
       try {
         return runner.run(context);
       } finally {
-        MDC.remove("job");
         running.decrementAndGet();
       }
     };

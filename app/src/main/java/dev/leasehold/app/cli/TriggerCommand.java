@@ -5,6 +5,7 @@ import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.runner.FireTimes;
 import dev.leasehold.app.runner.HttpJobRunner;
 import dev.leasehold.app.runner.JobRunners;
+import dev.leasehold.app.runner.TaggedJobRunner;
 import dev.leasehold.app.wiring.JobDefinitions;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
@@ -17,7 +18,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -63,7 +63,7 @@ final class TriggerCommand implements Callable<Integer> {
                 .executionLog(backend.executionLog())
                 .jobs(
                     JobDefinitions.from(
-                        c, new JobRunners(HttpJobRunner.newClient()), UnaryOperator.identity()))
+                        c, new JobRunners(HttpJobRunner.newClient()), TaggedJobRunner::tag))
                 .clock(Clock.systemUTC())
                 .build()) {
       context.shutdown().onShutdown(() -> scheduler.stop(Duration.ofSeconds(10)));

@@ -182,7 +182,8 @@ public final class ConfigLoader {
     String type = store.text("type").orElse("h2").strip().toLowerCase(Locale.ROOT);
     String url = store.text("url").orElse(type.equals("h2") ? DEFAULT_H2_URL : null);
     List<String> urls = store.textList("urls").orElse(List.of());
-    String password = store.text("password").orElse(null);
+    // blank means "not set", so ${DB_PASSWORD:-} can leave a credential out
+    String password = store.text("password").filter(p -> !p.isBlank()).orElse(null);
     if (store.has("password-file")) {
       if (password != null) {
         throw store.error("password-file", "give either password or password-file, not both");
@@ -195,7 +196,7 @@ public final class ConfigLoader {
         type,
         url,
         urls,
-        store.text("username").orElse(null),
+        store.text("username").filter(u -> !u.isBlank()).orElse(null),
         password,
         store.text("key-prefix").orElse(null),
         commandTimeout,

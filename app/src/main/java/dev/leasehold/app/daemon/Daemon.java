@@ -6,11 +6,14 @@ import dev.leasehold.app.admin.StoreHealth;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.runner.HttpJobRunner;
 import dev.leasehold.app.runner.JobRunners;
+import dev.leasehold.app.runner.TaggedJobRunner;
 import dev.leasehold.app.wiring.JobDefinitions;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
+import dev.leasehold.core.job.JobRunner;
 import dev.leasehold.core.scheduler.JobDefinition;
 import dev.leasehold.core.scheduler.Scheduler;
+import dev.leasehold.core.scheduler.SchedulerListener;
 import dev.leasehold.core.store.StoreBackend;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -18,6 +21,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,10 +59,13 @@ public final class Daemon {
       }
       try (StoreBackend backend = opened.get()) {
         StoreHealth health = new StoreHealth(backend, System::nanoTime);
-        DaemonMetrics metrics = new DaemonMetrics(health);
+        DaemonMetrics metrics = config.admin() == null ? null : new DaemonMetrics(health);
+        UnaryOperator<JobRunner> decorate =
+            metrics == null
+                ? TaggedJobRunner::tag
+                : runner -> TaggedJobRunner.tag(metrics.instrument(runner));
         List<JobDefinition> jobs =
-            JobDefinitions.from(
-                config, new JobRunners(HttpJobRunner.newClient()), metrics::instrument);
+            JobDefinitions.from(config, new JobRunners(HttpJobRunner.newClient()), decorate);
         scheduler =
             Scheduler.builder()
                 .node(config.node())
@@ -66,9 +73,9 @@ public final class Daemon {
                 .executionLog(backend.executionLog())
                 .jobs(jobs)
                 .clock(Clock.systemUTC())
-                .listener(metrics)
+                .listener(metrics == null ? SchedulerListener.NONE : metrics)
                 .build();
-        if (config.admin() != null) {
+        if (metrics != null) {
           admin = AdminServer.start(config, scheduler, backend.leaseStore(), health, metrics);
         }
         scheduler.start();
