@@ -33,6 +33,18 @@ record MongoStoreConfig(
   static final String DEFAULT_DATABASE = "leasehold";
   static final String DEFAULT_PREFIX = "leasehold_";
   static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
+  private static final java.util.Set<String> BOOLEAN_OPTIONS =
+      java.util.Set.of(
+          "tls",
+          "ssl",
+          "tlsinsecure",
+          "tlsallowinvalidhostnames",
+          "tlsallowinvalidcertificates",
+          "directconnection",
+          "retrywrites",
+          "retryreads",
+          "journal",
+          "loadbalanced");
   private static final Pattern COLLECTION = Pattern.compile("[A-Za-z0-9_.-]{1,120}");
 
   /** Parses without I/O: {@code mongodb+srv} TXT records are not looked up here. */
@@ -58,6 +70,7 @@ record MongoStoreConfig(
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("store.url: " + redact(e.getMessage(), settings), e);
     }
+    checkBooleanOptions(url);
     if (settings.username() != null && cs.getUsername() != null) {
       throw new IllegalArgumentException(
           "store.username: a user is given both in store.url and in store.username; keep one");
@@ -99,6 +112,28 @@ record MongoStoreConfig(
         settings.username(),
         password,
         settings.commandTimeout());
+  }
+
+  /**
+   * The driver ignores a boolean option it cannot read (with a log line), so {@code tls=ture} would
+   * silently mean no TLS. These options must say true or false.
+   */
+  private static void checkBooleanOptions(String url) {
+    int q = url.indexOf('?');
+    if (q < 0) {
+      return;
+    }
+    for (String pair : url.substring(q + 1).split("[&;]")) {
+      int eq = pair.indexOf('=');
+      String key = eq < 0 ? pair : pair.substring(0, eq);
+      String value = eq < 0 ? "" : pair.substring(eq + 1);
+      if (BOOLEAN_OPTIONS.contains(key.toLowerCase(java.util.Locale.ROOT))
+          && !value.equalsIgnoreCase("true")
+          && !value.equalsIgnoreCase("false")) {
+        throw new IllegalArgumentException(
+            "store.url: option " + key + " must be true or false, got '" + value + "'");
+      }
+    }
   }
 
   private static String collection(StoreSettings settings, String option, String fallback) {
