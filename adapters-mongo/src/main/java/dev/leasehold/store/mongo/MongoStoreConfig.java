@@ -158,12 +158,13 @@ record MongoStoreConfig(
   }
 
   /**
-   * Driver settings. Every timeout is the command timeout, so a dead or hung server turns into an
-   * exception well within a lease: server selection (no reachable primary), connect, socket read.
-   * Writes wait for a majority ({@code w:majority}; the journal follows the replica set's {@code
-   * writeConcernMajorityJournalDefault}, true by default) at most half the command timeout, so the
-   * server reports a write concern timeout before the socket gives up. Reads use read concern
-   * majority (see {@link MongoLeaseStore}).
+   * Driver settings. Every timeout is the command timeout, replacing any given in the URL, so a
+   * dead or hung server turns into an exception well within a lease: server selection (no reachable
+   * primary), connect, socket read. Writes use {@code w:majority, j:true} (also replacing the URL's
+   * write concern): on a replica set an acknowledged claim is on a majority's journals and survives
+   * a failover; on a standalone {@code j:true} at least survives a crash. The server waits for that
+   * at most half the command timeout, so it reports a write concern timeout before the socket gives
+   * up. Reads use read concern majority (see {@link MongoLeaseStore}).
    */
   MongoClientSettings clientSettings() {
     long ms = commandTimeout.toMillis();
@@ -177,7 +178,9 @@ record MongoStoreConfig(
                     b.connectTimeout((int) Math.min(ms, Integer.MAX_VALUE), TimeUnit.MILLISECONDS)
                         .readTimeout((int) Math.min(ms, Integer.MAX_VALUE), TimeUnit.MILLISECONDS))
             .writeConcern(
-                WriteConcern.MAJORITY.withWTimeout(wtimeoutMillis(), TimeUnit.MILLISECONDS))
+                WriteConcern.MAJORITY
+                    .withJournal(true)
+                    .withWTimeout(wtimeoutMillis(), TimeUnit.MILLISECONDS))
             .readConcern(ReadConcern.MAJORITY);
     if (username != null) {
       builder.credential(MongoCredential.createCredential(username, authSource(), password));

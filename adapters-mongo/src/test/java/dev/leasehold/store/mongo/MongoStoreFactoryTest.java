@@ -106,7 +106,7 @@ class MongoStoreFactoryTest {
     StoreSettings settings =
         new StoreSettings(
             "mongo",
-            "mongodb://db1/ops?tls=true&authSource=users&connectTimeoutMS=60000",
+            "mongodb://db1/ops?tls=true&authSource=users&connectTimeoutMS=60000&w=1&journal=false",
             List.of(),
             "svc",
             "s3cret",
@@ -121,6 +121,7 @@ class MongoStoreFactoryTest {
     assertThat(driver.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS)).isEqualTo(1500);
     assertThat(driver.getWriteConcern().getWString()).isEqualTo("majority");
     assertThat(driver.getWriteConcern().getWTimeout(TimeUnit.MILLISECONDS)).isEqualTo(750);
+    assertThat(driver.getWriteConcern().getJournal()).isTrue();
     assertThat(driver.getReadConcern().getLevel()).hasToString("MAJORITY");
     assertThat(driver.getSslSettings().isEnabled()).isTrue();
     assertThat(driver.getCredential().getUserName()).isEqualTo("svc");
