@@ -69,6 +69,10 @@ record MongoStoreConfig(
       cs = dns == null ? new ConnectionString(url) : new ConnectionString(url, dns);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("store.url: " + redact(e.getMessage(), settings), e);
+    } catch (com.mongodb.MongoException e) {
+      // only when connecting: the TXT record of a mongodb+srv:// host could not be read
+      throw new dev.leasehold.core.lease.LeaseStoreException(
+          "MongoDB DNS lookup for store.url failed: " + redact(e.getMessage(), settings), e);
     }
     checkBooleanOptions(url);
     if (settings.username() != null && cs.getUsername() != null) {
