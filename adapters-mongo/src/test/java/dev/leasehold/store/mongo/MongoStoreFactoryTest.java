@@ -1,6 +1,7 @@
 package dev.leasehold.store.mongo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
@@ -8,6 +9,7 @@ import com.google.inject.Key;
 import com.google.inject.Module;
 import com.google.inject.TypeLiteral;
 import com.mongodb.MongoClientSettings;
+import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
@@ -106,7 +108,7 @@ class MongoStoreFactoryTest {
     StoreSettings settings =
         new StoreSettings(
             "mongo",
-            "mongodb://db1/ops?tls=true&authSource=users&connectTimeoutMS=60000",
+            "mongodb://db1/ops?tls=true&authSource=users&connectTimeoutMS=60000&w=1&journal=false",
             List.of(),
             "svc",
             "s3cret",
@@ -121,6 +123,7 @@ class MongoStoreFactoryTest {
     assertThat(driver.getSocketSettings().getReadTimeout(TimeUnit.MILLISECONDS)).isEqualTo(1500);
     assertThat(driver.getWriteConcern().getWString()).isEqualTo("majority");
     assertThat(driver.getWriteConcern().getWTimeout(TimeUnit.MILLISECONDS)).isEqualTo(750);
+    assertThat(driver.getWriteConcern().getJournal()).isTrue();
     assertThat(driver.getReadConcern().getLevel()).hasToString("MAJORITY");
     assertThat(driver.getSslSettings().isEnabled()).isTrue();
     assertThat(driver.getCredential().getUserName()).isEqualTo("svc");
@@ -133,6 +136,21 @@ class MongoStoreFactoryTest {
     try (WireServer server = WireServer.start();
         StoreBackend backend = factory.open(server.settings("ping"))) {
       backend.ping();
+    }
+  }
+
+  @Test
+  void anSrvHostWithoutDnsRecordsGivesAStoreExceptionNotAHangOrAHeldAnswer() {
+    StoreSettings settings =
+        WireServer.settings(
+            "mongodb+srv://cluster0.nowhere.invalid/app", Duration.ofMillis(500), Map.of());
+    try (StoreBackend backend = factory.open(settings)) {
+      assertThatThrownBy(
+              () -> backend.leaseStore().acquire("srv", "node-a", Duration.ofSeconds(30)))
+          .isInstanceOf(LeaseStoreException.class);
+    } catch (LeaseStoreException e) {
+      // a resolver that reports the missing TXT record fails already at open: also fail closed
+      assertThat(e).hasMessageContaining("store.url");
     }
   }
 

@@ -44,14 +44,19 @@ class MongoStoreFailureTest {
   @Test
   void everyCallOnAStoppedServerThrowsAStoreException() {
     WireServer server = WireServer.start();
-    StoreSettings settings = server.settings("failure");
+    StoreSettings settings =
+        WireServer.settings(server.url("failure"), Duration.ofMillis(500), Map.of());
     try (StoreBackend backend = new MongoStoreFactory().open(settings)) {
       var store = backend.leaseStore();
       Lease lease = store.claim("stopped", FIRING, "node-a", TTL).orElseThrow();
       backend.ping();
       server.close();
 
+      long start = System.nanoTime();
       assertStoreException(() -> store.claim("stopped", FIRING.plusSeconds(60), "node-b", TTL));
+      System.out.printf(
+          "claim on a stopped server failed after %d ms (command timeout 500 ms)%n",
+          Duration.ofNanos(System.nanoTime() - start).toMillis());
       assertStoreException(() -> store.acquire("other", "node-b", TTL));
       assertStoreException(() -> store.renew(lease, TTL));
       assertStoreException(() -> store.release(lease));

@@ -40,8 +40,11 @@ final class WireServer implements AutoCloseable {
   }
 
   static StoreSettings settings(String url, Map<String, String> options) {
-    return new StoreSettings(
-        "mongo", url, List.of(), null, null, null, Duration.ofSeconds(2), options);
+    return settings(url, Duration.ofSeconds(2), options);
+  }
+
+  static StoreSettings settings(String url, Duration commandTimeout, Map<String, String> options) {
+    return new StoreSettings("mongo", url, List.of(), null, null, null, commandTimeout, options);
   }
 
   MongoLeaseStore newLeaseStore(String database) {
