@@ -45,6 +45,7 @@ public final class Cli implements Callable<Integer> {
     line.addSubcommand("status", new StatusCommand(context));
     line.addSubcommand("history", new HistoryCommand(context));
     line.addSubcommand("trigger", new TriggerCommand(context));
+    line.addSubcommand("help", new CommandLine.HelpCommand());
     line.setOut(context.out());
     line.setErr(context.err());
     line.setExitCodeExceptionMapper(new ExitCodes());

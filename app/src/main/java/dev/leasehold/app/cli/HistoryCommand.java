@@ -21,6 +21,8 @@ import picocli.CommandLine.Spec;
 /** {@code history}: the most recent executions, newest first. */
 @Command(
     name = "history",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
     description = {
       "Shows recent executions, newest first: firing, node, fence, outcome, times.",
       "Reads the store, so it works from any machine that reaches it."

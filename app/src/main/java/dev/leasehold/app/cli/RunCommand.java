@@ -16,6 +16,8 @@ import picocli.CommandLine.Mixin;
  */
 @Command(
     name = "run",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
     description = {
       "Schedules the jobs until SIGTERM/SIGINT, then stops gracefully (shutdown-grace).",
       "Run one on every replica with the same file; each firing runs once."

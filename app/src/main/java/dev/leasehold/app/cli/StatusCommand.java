@@ -18,6 +18,8 @@ import picocli.CommandLine.Option;
 /** {@code status}: every job's schedule, next firing, holder, lease expiry, last firing, fence. */
 @Command(
     name = "status",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
     description = {
       "Shows each job: schedule, next firing, current holder, lease expiry, last firing, fence.",
       "Reads the store, so it works from any machine that reaches it."

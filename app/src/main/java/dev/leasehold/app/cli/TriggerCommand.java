@@ -30,6 +30,8 @@ import picocli.CommandLine.Parameters;
  */
 @Command(
     name = "trigger",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
     description = {
       "Runs one job once now, in this process, under the job's lease (cluster-wide once).",
       "Exit 0 when it succeeded; 1 when it failed or runs elsewhere right now; 2 unknown job."
@@ -63,7 +65,7 @@ final class TriggerCommand implements Callable<Integer> {
                 .executionLog(backend.executionLog())
                 .jobs(
                     JobDefinitions.from(
-                        c, new JobRunners(HttpJobRunner.newClient()), TaggedJobRunner::tag))
+                        c, new JobRunners(HttpJobRunner::newClient), TaggedJobRunner::tag))
                 .clock(Clock.systemUTC())
                 .build()) {
       context.shutdown().onShutdown(() -> scheduler.stop(Duration.ofSeconds(10)));

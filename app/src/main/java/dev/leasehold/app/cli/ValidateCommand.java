@@ -13,6 +13,8 @@ import picocli.CommandLine.Option;
 /** {@code validate}: the same checks as {@code run}, then stop; {@code --connect} also pings. */
 @Command(
     name = "validate",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
     description = {
       "Checks the configuration exactly as 'run' does, without starting anything.",
       "With --connect, also opens the store and checks that it answers."

@@ -65,7 +65,7 @@ public final class Daemon {
                 ? TaggedJobRunner::tag
                 : runner -> TaggedJobRunner.tag(metrics.instrument(runner));
         List<JobDefinition> jobs =
-            JobDefinitions.from(config, new JobRunners(HttpJobRunner.newClient()), decorate);
+            JobDefinitions.from(config, new JobRunners(HttpJobRunner::newClient), decorate);
         scheduler =
             Scheduler.builder()
                 .node(config.node())

@@ -3,13 +3,25 @@ package dev.leasehold.app.runner;
 import dev.leasehold.app.config.JobAction;
 import dev.leasehold.core.job.JobRunner;
 import java.net.http.HttpClient;
+import java.util.function.Supplier;
 
-/** Builds the runner for each kind of job action. */
+/**
+ * Builds the runner for each kind of job action. The HTTP client (whose TLS set-up costs a few
+ * hundred milliseconds of start-up) is created only when the first HTTP job needs it.
+ */
 public final class JobRunners {
-  private final HttpClient httpClient;
+  private final Supplier<HttpClient> httpClient;
+  private HttpClient client;
 
-  public JobRunners(HttpClient httpClient) {
+  public JobRunners(Supplier<HttpClient> httpClient) {
     this.httpClient = httpClient;
+  }
+
+  private synchronized HttpClient client() {
+    if (client == null) {
+      client = httpClient.get();
+    }
+    return client;
   }
 
   public JobRunner forAction(JobAction action) {
@@ -17,7 +29,7 @@ public final class JobRunners {
       return new CommandJobRunner(c);
     }
     if (action instanceof JobAction.Http h) {
-      return new HttpJobRunner(h, httpClient);
+      return new HttpJobRunner(h, client());
     }
     return new JavaClassJobRunner((JobAction.JavaClass) action);
   }
