@@ -1,0 +1,65 @@
+package dev.leasehold.app.logging;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.util.ContextInitializer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.MDC;
+
+/** The two log formats, as {@code run} sets them up. */
+class LogSetupTest {
+  private final PrintStream originalOut = System.out;
+  private final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+
+  @AfterEach
+  void restore() throws Exception {
+    System.setOut(originalOut);
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    context.reset();
+    new ContextInitializer(context).autoConfig(); // back to logback-test.xml
+  }
+
+  private String logOneLine(boolean json) {
+    System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    LogSetup.configure(json, "INFO", false);
+    Logger log = LoggerFactory.getLogger("leasehold.job");
+    MDC.put("job", "morning-digest");
+    try {
+      log.info("digest sent");
+      log.debug("not shown at INFO");
+    } finally {
+      MDC.remove("job");
+    }
+    return captured.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void textLinesCarryTimeLevelJobTagAndMessage() {
+    String out = logOneLine(false);
+
+    assertThat(out.lines())
+        .singleElement()
+        .asString()
+        .matches(
+            "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[morning-digest] digest sent");
+  }
+
+  @Test
+  void jsonLinesAreOneObjectPerEventWithTheJobInTheMdc() {
+    String out = logOneLine(true);
+
+    assertThat(out.lines())
+        .singleElement()
+        .asString()
+        .startsWith("{")
+        .contains(
+            "\"level\":\"INFO\"", "\"message\":\"digest sent\"", "\"job\":\"morning-digest\"");
+  }
+}
