@@ -1,0 +1,90 @@
+package dev.leasehold.bench;
+
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.store.redis.RedisStoreFactory;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import net.javacrumbs.shedlock.provider.redis.jedis4.JedisLockProvider;
+import org.openjdk.jmh.annotations.Benchmark;
+import redis.clients.jedis.JedisPool;
+import redis.clients.jedis.JedisPoolConfig;
+
+/**
+ * The Redis store on the shared server 127.0.0.1:6379 (key prefix {@code lh-bench-<run>:}), next to
+ * bare Lettuce commands on one shared connection (as the store has) and ShedLock's Jedis provider,
+ * the one Redis provider of ShedLock that needs no Spring.
+ */
+public class RedisBench extends LeaseBench {
+  static final String URL = "redis://127.0.0.1:6379";
+
+  private RedisClient client;
+  private StatefulRedisConnection<String, String> connection;
+  private RedisCommands<String, String> redis;
+  private JedisPool jedis;
+  private JedisLockProvider shedlock;
+
+  @Override
+  protected StoreBackend open() {
+    requireServer("Redis", 6379);
+    client = RedisClient.create(URL);
+    connection = client.connect();
+    redis = connection.sync();
+    JedisPoolConfig config = new JedisPoolConfig();
+    config.setMaxTotal(8);
+    jedis = new JedisPool(config, "127.0.0.1", 6379);
+    shedlock = new JedisLockProvider(jedis, RUN);
+    return new RedisStoreFactory()
+        .open(
+            new StoreSettings(
+                "redis", URL, List.of(), null, null, RUN + ":", Duration.ofSeconds(5), Map.of()));
+  }
+
+  @Override
+  protected void close() {
+    try {
+      ScanArgs match = ScanArgs.Builder.matches("*" + RUN + "*").limit(1000);
+      ScanCursor cursor = ScanCursor.INITIAL;
+      do {
+        KeyScanCursor<String> page = redis.scan(cursor, match);
+        if (!page.getKeys().isEmpty()) {
+          redis.del(page.getKeys().toArray(String[]::new));
+        }
+        cursor = page;
+      } while (!cursor.isFinished());
+    } finally {
+      jedis.close();
+      connection.close();
+      client.shutdown();
+    }
+  }
+
+  /** The floor: PING. */
+  @Benchmark
+  public String raw_ping() {
+    return redis.ping();
+  }
+
+  /** A bare lock: {@code SET key NX PX} then {@code DEL}, two round trips. */
+  @Benchmark
+  public boolean raw_setNxDel(Slot slot) {
+    String key = slot.name + "-raw";
+    expect(
+        "OK".equals(redis.set(key, slot.holder, SetArgs.Builder.nx().px(TTL.toMillis()))),
+        "SET NX");
+    return expect(redis.del(key) == 1, "DEL");
+  }
+
+  @Benchmark
+  public boolean shedlock_lockUnlock(Slot slot) {
+    return shedlockLockUnlock(shedlock, slot);
+  }
+}
