@@ -54,9 +54,16 @@ public final class Scheduler implements AutoCloseable {
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
   private static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
 
+  /** How often a claim refused by an earlier firing's lease is tried again. */
+  private static final Duration LEASE_POLL = Duration.ofMillis(100);
+
+  /** Default for {@link Builder#clockSkewAllowance}. */
+  public static final Duration DEFAULT_SKEW_ALLOWANCE = Duration.ofSeconds(2);
+
   private final SchedulerParts parts;
   private final ExecutionLog executionLog;
   private final SchedulerListener listener;
+  private final Duration skewAllowance;
   private final Map<String, Track> tracks = new LinkedHashMap<>();
   private final boolean ownsTimer;
   private final ExecutorService ownedWorkers;
@@ -76,6 +83,12 @@ public final class Scheduler implements AutoCloseable {
 
     /** A claim waiting to be retried after a store error. */
     Cancellable retry;
+
+    /** The latest firing that came due while a claim was in flight; claimed after it. */
+    Instant queued;
+
+    /** {@link #retry} waits for a lease held by an earlier firing, not for the store. */
+    boolean waitingForLease;
 
     Execution current;
 
@@ -104,6 +117,7 @@ public final class Scheduler implements AutoCloseable {
     this.parts = new SchedulerParts(b.node, b.store, b.clock, b.ticker, timer, workers);
     this.executionLog = b.executionLog;
     this.listener = b.listener;
+    this.skewAllowance = b.skewAllowance;
     for (JobDefinition job : b.jobs.values()) {
       tracks.put(job.name(), new Track(job));
     }
@@ -134,15 +148,19 @@ public final class Scheduler implements AutoCloseable {
       }
       accepting = true;
       Instant now = parts.clock().instant();
+      Instant horizon = now.minus(skewAllowance);
       for (Track track : tracks.values()) {
         // G9: the latest firing within the grace may have been missed while every replica was
-        // down; the watermark refuses it if someone ran it
-        track
-            .job
-            .schedule()
-            .latestIn(now.minus(graceOf(track.job)), now)
-            .ifPresent(missed -> dispatch(track, missed));
-        scheduleNext(track, now);
+        // down (the watermark refuses it if someone ran it), unless a newer one is due already:
+        // firings after the horizon are claimed one by one, as the timer fires at once for them
+        if (!newerFiringDue(track, horizon, now)) {
+          track
+              .job
+              .schedule()
+              .latestIn(now.minus(graceOf(track.job)), horizon)
+              .ifPresent(firing -> dispatch(track, firing));
+        }
+        scheduleNext(track, horizon);
       }
     }
     log.info("scheduler started node={} jobs={}", parts.node(), tracks.size());
@@ -154,11 +172,57 @@ public final class Scheduler implements AutoCloseable {
     return job.policy().misfireGrace().plus(TIMER_TOLERANCE);
   }
 
-  /** Caller holds the lock. */
+  /** The job has no claim in flight and no run here; claims a firing queued meanwhile. */
   private void idle(Track track) {
+    idle(track, null);
+  }
+
+  /**
+   * The job has no claim in flight and no run here: claims the firing queued meanwhile, unless it
+   * waited behind this node's own run ({@code ran}) for longer than the skew allowance, which makes
+   * it an overlap.
+   */
+  private void idle(Track track, Instant ran) {
     track.busy = false;
     track.retry = null;
+    track.waitingForLease = false;
+    Instant queued = track.queued;
+    track.queued = null;
+    if (queued != null && accepting) {
+      Instant now = parts.clock().instant();
+      if (isMissed(track, queued, now)) {
+        log.warn("firing missed job={} firing={}: beyond misfire-grace", track.job.name(), queued);
+      } else if (ran != null && Duration.between(queued, now).compareTo(skewAllowance) > 0) {
+        recordSkip(track, queued, ran);
+      } else {
+        dispatch(track, queued);
+      }
+    }
     lock.notifyAll();
+  }
+
+  private boolean isMissed(Track track, Instant firing, Instant now) {
+    return Duration.between(firing, now).compareTo(graceOf(track.job)) > 0;
+  }
+
+  /**
+   * The firing a late timer runs, or {@code null} when younger firings are due and this one
+   * coalesces into them. Firings younger than the skew allowance ({@code now} minus it is the
+   * horizon) are never coalesced but claimed one by one: on a replica whose clock runs ahead they
+   * may not be due yet on the others' clocks, and claiming a later one first would move the
+   * watermark past a firing nobody has run. Older firings coalesce into the latest one.
+   */
+  private Instant coalesce(Track track, Instant firing, Instant now) {
+    Instant horizon = now.minus(skewAllowance);
+    if (firing.isAfter(horizon) || newerFiringDue(track, horizon, now)) {
+      return firing.isAfter(horizon) ? firing : null;
+    }
+    return track.job.schedule().latestIn(firing.minusMillis(1), horizon).orElse(firing);
+  }
+
+  /** Whether a firing after {@code horizon} is due by {@code now} (on this node's clock). */
+  private boolean newerFiringDue(Track track, Instant horizon, Instant now) {
+    return track.job.schedule().nextAfter(horizon).map(f -> !f.isAfter(now)).orElse(false);
   }
 
   /** Caller holds the lock. */
@@ -187,8 +251,13 @@ public final class Scheduler implements AutoCloseable {
         return;
       }
       // coalesce: after a pause or a wall-clock jump, only the latest due firing runs
-      Instant target = track.job.schedule().latestIn(firing.minusMillis(1), now).orElse(firing);
-      if (Duration.between(target, now).compareTo(graceOf(track.job)) > 0) {
+      Instant target = coalesce(track, firing, now);
+      if (target == null) {
+        // younger firings are due: they run one by one and the older ones coalesce into them
+        scheduleNext(track, now.minus(skewAllowance));
+        return;
+      }
+      if (isMissed(track, target, now)) {
         log.warn(
             "firing missed job={} firing={}: {}ms late, beyond misfire-grace {}",
             track.job.name(),
@@ -198,17 +267,33 @@ public final class Scheduler implements AutoCloseable {
       } else {
         dispatch(track, target);
       }
-      scheduleNext(track, now.isAfter(target) ? now : target);
+      scheduleNext(track, target);
     }
   }
 
   /** Caller holds the lock. */
   private void dispatch(Track track, Instant firing) {
+    if (track.retry != null && !track.waitingForLease) {
+      // waiting out a backoff after a store error: a new firing is a reason to try now
+      track.retry.cancel();
+      track.retry = null;
+      track.busy = false;
+    }
     if (track.busy) {
-      if (track.current != null) {
-        recordSkip(track, firing);
-      } else {
-        log.debug("firing job={} firing={}: a claim is still in flight", track.job.name(), firing);
+      // overlap: a firing that comes while this node still runs the job waits, but only for the
+      // skew allowance (it may be due early on this clock); after that it is skipped
+      Instant now = parts.clock().instant();
+      if (track.current != null && Duration.between(firing, now).compareTo(skewAllowance) > 0) {
+        recordSkip(track, firing, track.current.context().firing());
+      } else if (track.queued == null || track.queued.isBefore(firing)) {
+        if (track.queued != null && track.current != null) {
+          recordSkip(track, track.queued, track.current.context().firing());
+        }
+        log.debug(
+            "firing job={} firing={}: queued behind the job's claim or run",
+            track.job.name(),
+            firing);
+        track.queued = firing;
       }
       return;
     }
@@ -216,7 +301,7 @@ public final class Scheduler implements AutoCloseable {
     parts.workers().execute(() -> attemptClaim(track, firing, 1));
   }
 
-  private void recordSkip(Track track, Instant firing) {
+  private void recordSkip(Track track, Instant firing, Instant running) {
     Instant now = parts.clock().instant();
     ExecutionRecord skipped =
         new ExecutionRecord(
@@ -229,13 +314,13 @@ public final class Scheduler implements AutoCloseable {
             now,
             Outcome.SKIPPED,
             null,
-            "previous firing " + track.current.context().firing() + " still running");
+            "previous firing " + running + " still running");
     log.info(
         "execution job={} firing={} node={} outcome=skipped: previous firing {} still running",
         track.job.name(),
         firing,
         parts.node(),
-        track.current.context().firing());
+        running);
     parts.workers().execute(() -> finish(skipped));
   }
 
@@ -243,6 +328,7 @@ public final class Scheduler implements AutoCloseable {
     JobDefinition job = track.job;
     synchronized (lock) {
       track.retry = null;
+      track.waitingForLease = false;
       if (!accepting) {
         idle(track);
         return;
@@ -259,9 +345,12 @@ public final class Scheduler implements AutoCloseable {
       return;
     }
     if (lease.isEmpty()) {
-      log.debug(
-          "claim refused job={} firing={}: held elsewhere or already run", job.name(), firing);
       listener.claimRefused(job.name(), firing);
+      if (heldForAnOlderFiring(job, firing)) {
+        waitForLease(track, firing, attempt);
+        return;
+      }
+      log.debug("claim refused job={} firing={}: already run", job.name(), firing);
       synchronized (lock) {
         idle(track);
       }
@@ -279,8 +368,53 @@ public final class Scheduler implements AutoCloseable {
     } finally {
       synchronized (lock) {
         track.current = null;
-        idle(track);
+        idle(track, firing);
       }
+    }
+  }
+
+  /**
+   * Whether a refused claim met a live lease of an earlier firing (someone still runs it), rather
+   * than a watermark at or past this firing (someone ran this one). Asked only of losers.
+   */
+  private boolean heldForAnOlderFiring(JobDefinition job, Instant firing) {
+    try {
+      return parts
+          .store()
+          .inspect(job.name())
+          .map(s -> s.held() && (s.lastFire() == null || s.lastFire().isBefore(firing)))
+          .orElse(false);
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
+   * The lease is busy with an earlier firing: try again shortly while the firing is younger than
+   * the skew allowance. A short overlap (the previous run ends just after this firing, or a replica
+   * whose clock runs ahead claimed early) then delays the firing instead of losing it; a longer one
+   * is an overlap, and the firing is skipped (the holder records it).
+   */
+  private void waitForLease(Track track, Instant firing, int attempt) {
+    synchronized (lock) {
+      Instant now = parts.clock().instant();
+      if (!accepting || Duration.between(firing, now).compareTo(skewAllowance) >= 0) {
+        log.debug(
+            "claim refused job={} firing={}: lease held by an earlier run",
+            track.job.name(),
+            firing);
+        idle(track);
+        return;
+      }
+      log.debug(
+          "claim refused job={} firing={}: lease busy, trying again", track.job.name(), firing);
+      track.waitingForLease = true;
+      track.retry =
+          parts
+              .timer()
+              .schedule(
+                  () -> parts.workers().execute(() -> attemptClaim(track, firing, attempt)),
+                  LEASE_POLL);
     }
   }
 
@@ -322,11 +456,8 @@ public final class Scheduler implements AutoCloseable {
                       }
                       // a newer firing may have come due meanwhile: claim that one (coalescing)
                       Instant latest =
-                          track
-                              .job
-                              .schedule()
-                              .latestIn(firing, parts.clock().instant())
-                              .orElse(firing);
+                          Objects.requireNonNullElse(
+                              coalesce(track, firing, parts.clock().instant()), firing);
                       if (Duration.between(latest, parts.clock().instant())
                               .compareTo(graceOf(track.job))
                           > 0) {
@@ -475,8 +606,22 @@ public final class Scheduler implements AutoCloseable {
     private TaskTimer timer;
     private Executor workers;
     private SchedulerListener listener = SchedulerListener.NONE;
+    private Duration skewAllowance = DEFAULT_SKEW_ALLOWANCE;
 
     private Builder() {}
+
+    /**
+     * How far replicas' clocks may run ahead of each other; default 2s. A late timer never
+     * coalesces past a firing younger than this, so a replica whose clock is ahead cannot skip a
+     * firing the others have not reached yet.
+     */
+    public Builder clockSkewAllowance(Duration allowance) {
+      if (allowance == null || allowance.isNegative()) {
+        throw new IllegalArgumentException("clock skew allowance must be 0 or more");
+      }
+      this.skewAllowance = allowance;
+      return this;
+    }
 
     public Builder node(String node) {
       this.node = node;
