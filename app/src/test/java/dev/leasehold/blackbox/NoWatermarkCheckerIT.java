@@ -25,7 +25,7 @@ class NoWatermarkCheckerIT {
   void theCheckerReportsTheDuplicatesOfAStoreThatIgnoresTheWatermark() {
     SqlTestStore db = box.closeAfter(SqlTestStore.mariadb());
     Path ledger = box.dir().resolve("ledger");
-    String job = Configs.ledgerJob("tick", "every: 1s", ledger, "0.2");
+    String job = Configs.ledgerJob("tick", "every: 1s", ledger);
     List<Path> testClasspath =
         List.of(codeSource(NoWatermarkStoreModule.class), codeSource(InMemoryLeaseStore.class));
     String store = db.yaml(NoWatermarkStoreModule.TYPE);
