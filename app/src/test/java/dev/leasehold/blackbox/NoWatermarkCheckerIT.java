@@ -44,7 +44,7 @@ class NoWatermarkCheckerIT {
                 -2.0,
                 testClasspath));
     daemons.forEach(Daemon::awaitStarted);
-    Instant from = Instant.now().plusSeconds(1);
+    Instant from = Scenarios.settled();
     Scenarios.awaitRuns(ledger, from, 10);
     Instant to = Instant.now().minusSeconds(3);
     Scenarios.stopAll(daemons);
