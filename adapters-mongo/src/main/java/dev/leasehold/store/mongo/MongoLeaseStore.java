@@ -20,6 +20,7 @@ import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.LeaseStoreException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -57,15 +58,17 @@ import org.slf4j.LoggerFactory;
  * watermark and fence.
  *
  * <p><b>Concerns.</b> Writes use {@code w:majority}, so an acknowledged claim survives a failover;
- * an unacknowledged or timed-out write is a {@link dev.leasehold.core.lease.LeaseStoreException}
- * (not acquired). Reads for {@link #inspect} and {@link #list} use read concern {@code majority}:
- * {@code status} then never shows a lease that a failover could roll back, and {@code local} would
- * buy nothing since these reads are off the claim path. Writes need no read concern: a {@code
- * findOneAndUpdate} always decides on the primary's current document.
+ * an unacknowledged or timed-out write is a {@link LeaseStoreException} (not acquired; the lease
+ * may then block its name until its TTL ends, which is fail-closed). Writes need no read concern: a
+ * {@code findOneAndUpdate} always decides on the primary's current document. Reads for {@link
+ * #inspect} and {@link #list} use read concern {@code majority}: {@code status} never shows a lease
+ * that a failover could roll back; {@code local} could, and {@code linearizable} would add a round
+ * of replication to every status call for no decision that depends on it, since no claim is ever
+ * made from what these reads return.
  */
 public final class MongoLeaseStore implements LeaseStore {
   private static final Logger LOG = LoggerFactory.getLogger(MongoLeaseStore.class);
-  private static final Document LEASE_END = new Document("$add", List.of("$leaseStart", "$ttlMs"));
+  static final Document LEASE_END = new Document("$add", List.of("$leaseStart", "$ttlMs"));
   private static final Bson EXPIRED = expr(new Document("$lte", List.of(LEASE_END, "$$NOW")));
   private static final Bson LIVE = expr(new Document("$gt", List.of(LEASE_END, "$$NOW")));
 
@@ -89,36 +92,35 @@ public final class MongoLeaseStore implements LeaseStore {
   @Override
   public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
     LeaseArguments.name(name);
-    Date fire = Date.from(LeaseArguments.firing(firing));
-    Bson watermark = or(lt("lastFire", fire), exists("lastFire", false));
-    return take(name, holder, ttl, watermark, set("lastFire", fire));
+    return take(name, holder, ttl, Date.from(LeaseArguments.firing(firing)));
   }
 
   @Override
   public Optional<Lease> acquire(String name, String holder, Duration ttl) {
     LeaseArguments.name(name);
-    return take(name, holder, ttl, null, null);
+    return take(name, holder, ttl, null);
   }
 
-  private Optional<Lease> take(
-      String name, String holder, Duration ttl, Bson extraFilter, Bson extraUpdate) {
+  /** Claim ({@code firing} given) or acquire ({@code firing} null); see the class comment. */
+  private Optional<Lease> take(String name, String holder, Duration ttl, Date firing) {
     LeaseArguments.holder(holder);
     long ttlMs = LeaseArguments.ttlMillis(ttl);
     String token = LeaseArguments.newToken();
-    List<Bson> updates = new ArrayList<>();
-    updates.add(set("holder", holder));
-    updates.add(set("token", token));
-    updates.add(set("ttlMs", ttlMs));
-    updates.add(inc("fence", 1L));
-    updates.add(currentDate("leaseStart"));
-    if (extraFilter != null) {
-      updates.add(extraUpdate);
+    List<Bson> changes =
+        new ArrayList<>(
+            List.of(
+                set("holder", holder),
+                set("token", token),
+                set("ttlMs", ttlMs),
+                inc("fence", 1L),
+                currentDate("leaseStart")));
+    List<Bson> conditions = new ArrayList<>(List.of(eq("_id", name), EXPIRED));
+    if (firing != null) {
+      changes.add(set("lastFire", firing));
+      conditions.add(or(lt("lastFire", firing), exists("lastFire", false)));
     }
-    Bson update = combine(updates);
-    Bson free =
-        extraFilter == null
-            ? and(eq("_id", name), EXPIRED)
-            : and(eq("_id", name), EXPIRED, extraFilter);
+    Bson update = combine(changes);
+    Bson free = and(conditions);
     Document won =
         MongoErrors.call(
             "claim of " + name,
@@ -131,7 +133,7 @@ public final class MongoLeaseStore implements LeaseStore {
       return Optional.empty();
     }
     if (!token.equals(won.getString("token"))) {
-      throw new dev.leasehold.core.lease.LeaseStoreException(
+      throw new LeaseStoreException(
           "MongoDB claim of " + name + " returned a document without the new token");
     }
     return Optional.of(
@@ -195,52 +197,12 @@ public final class MongoLeaseStore implements LeaseStore {
   @Override
   public Optional<LeaseState> inspect(String name) {
     LeaseArguments.name(name);
-    return states(eq("_id", name)).stream().findFirst();
+    return MongoLeaseStates.read(leases, eq("_id", name)).stream().findFirst();
   }
 
   @Override
   public List<LeaseState> list() {
-    return states(new Document());
-  }
-
-  /**
-   * Reads states with {@code held} decided by the server ({@code $$NOW} in a {@code $project}
-   * stage), so a status line never depends on the clock of the machine that asks.
-   */
-  private List<LeaseState> states(Bson match) {
-    List<Bson> pipeline =
-        List.of(
-            new Document("$match", match),
-            new Document("$sort", new Document("_id", 1)),
-            new Document(
-                "$project",
-                new Document("holder", 1)
-                    .append("lastFire", 1)
-                    .append("fence", 1)
-                    .append("leaseUntil", LEASE_END)
-                    .append("held", new Document("$gt", List.of(LEASE_END, "$$NOW")))));
-    return MongoErrors.call(
-        "read of lease states",
-        () -> {
-          List<LeaseState> out = new ArrayList<>();
-          for (Document d : leases.aggregate(pipeline)) {
-            out.add(state(d));
-          }
-          return out;
-        });
-  }
-
-  private static LeaseState state(Document d) {
-    Date until = d.getDate("leaseUntil");
-    Date lastFire = d.getDate("lastFire");
-    Number fence = d.get("fence", Number.class);
-    return new LeaseState(
-        d.getString("_id"),
-        d.getString("holder"),
-        until == null ? null : until.toInstant(),
-        lastFire == null ? null : lastFire.toInstant(),
-        fence == null ? 0 : fence.longValue(),
-        Boolean.TRUE.equals(d.getBoolean("held")));
+    return MongoLeaseStates.read(leases, new Document());
   }
 
   /** {@code leaseStart + ttlMs} of a returned document: the expiry on the server's clock. */

@@ -33,6 +33,18 @@ record MongoStoreConfig(
   static final String DEFAULT_DATABASE = "leasehold";
   static final String DEFAULT_PREFIX = "leasehold_";
   static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
+  private static final java.util.Set<String> BOOLEAN_OPTIONS =
+      java.util.Set.of(
+          "tls",
+          "ssl",
+          "tlsinsecure",
+          "tlsallowinvalidhostnames",
+          "tlsallowinvalidcertificates",
+          "directconnection",
+          "retrywrites",
+          "retryreads",
+          "journal",
+          "loadbalanced");
   private static final Pattern COLLECTION = Pattern.compile("[A-Za-z0-9_.-]{1,120}");
 
   /** Parses without I/O: {@code mongodb+srv} TXT records are not looked up here. */
@@ -57,7 +69,12 @@ record MongoStoreConfig(
       cs = dns == null ? new ConnectionString(url) : new ConnectionString(url, dns);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("store.url: " + redact(e.getMessage(), settings), e);
+    } catch (com.mongodb.MongoException e) {
+      // only when connecting: the TXT record of a mongodb+srv:// host could not be read
+      throw new dev.leasehold.core.lease.LeaseStoreException(
+          "MongoDB DNS lookup for store.url failed: " + redact(e.getMessage(), settings), e);
     }
+    checkBooleanOptions(url);
     if (settings.username() != null && cs.getUsername() != null) {
       throw new IllegalArgumentException(
           "store.username: a user is given both in store.url and in store.username; keep one");
@@ -101,6 +118,28 @@ record MongoStoreConfig(
         settings.commandTimeout());
   }
 
+  /**
+   * The driver ignores a boolean option it cannot read (with a log line), so {@code tls=ture} would
+   * silently mean no TLS. These options must say true or false.
+   */
+  private static void checkBooleanOptions(String url) {
+    int q = url.indexOf('?');
+    if (q < 0) {
+      return;
+    }
+    for (String pair : url.substring(q + 1).split("[&;]")) {
+      int eq = pair.indexOf('=');
+      String key = eq < 0 ? pair : pair.substring(0, eq);
+      String value = eq < 0 ? "" : pair.substring(eq + 1);
+      if (BOOLEAN_OPTIONS.contains(key.toLowerCase(java.util.Locale.ROOT))
+          && !value.equalsIgnoreCase("true")
+          && !value.equalsIgnoreCase("false")) {
+        throw new IllegalArgumentException(
+            "store.url: option " + key + " must be true or false, got '" + value + "'");
+      }
+    }
+  }
+
   private static String collection(StoreSettings settings, String option, String fallback) {
     String name = settings.options().getOrDefault(option, fallback);
     if (!COLLECTION.matcher(name).matches() || name.startsWith("system.")) {
@@ -123,12 +162,13 @@ record MongoStoreConfig(
   }
 
   /**
-   * Driver settings. Every timeout is the command timeout, so a dead or hung server turns into an
-   * exception well within a lease: server selection (no reachable primary), connect, socket read.
-   * Writes wait for a majority ({@code w:majority}; the journal follows the replica set's {@code
-   * writeConcernMajorityJournalDefault}, true by default) at most half the command timeout, so the
-   * server reports a write concern timeout before the socket gives up. Reads use read concern
-   * majority (see {@link MongoLeaseStore}).
+   * Driver settings. Every timeout is the command timeout, replacing any given in the URL, so a
+   * dead or hung server turns into an exception well within a lease: server selection (no reachable
+   * primary), connect, socket read. Writes use {@code w:majority, j:true} (also replacing the URL's
+   * write concern): on a replica set an acknowledged claim is on a majority's journals and survives
+   * a failover; on a standalone {@code j:true} at least survives a crash. The server waits for that
+   * at most half the command timeout, so it reports a write concern timeout before the socket gives
+   * up. Reads use read concern majority (see {@link MongoLeaseStore}).
    */
   MongoClientSettings clientSettings() {
     long ms = commandTimeout.toMillis();
@@ -142,7 +182,9 @@ record MongoStoreConfig(
                     b.connectTimeout((int) Math.min(ms, Integer.MAX_VALUE), TimeUnit.MILLISECONDS)
                         .readTimeout((int) Math.min(ms, Integer.MAX_VALUE), TimeUnit.MILLISECONDS))
             .writeConcern(
-                WriteConcern.MAJORITY.withWTimeout(wtimeoutMillis(), TimeUnit.MILLISECONDS))
+                WriteConcern.MAJORITY
+                    .withJournal(true)
+                    .withWTimeout(wtimeoutMillis(), TimeUnit.MILLISECONDS))
             .readConcern(ReadConcern.MAJORITY);
     if (username != null) {
       builder.credential(MongoCredential.createCredential(username, authSource(), password));

@@ -3,7 +3,6 @@ package dev.leasehold.store.mongo;
 import de.bwaldvogel.mongo.MongoServer;
 import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
 import dev.leasehold.core.store.StoreSettings;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,19 +16,14 @@ final class WireServer implements AutoCloseable {
   private final MongoServer server;
   private final int port;
 
-  private WireServer(Clock serverClock) {
-    server = new MongoServer(new MemoryBackend(serverClock));
+  private WireServer() {
+    server = new MongoServer(new MemoryBackend());
     server.bind("127.0.0.1", 0);
     port = server.getLocalAddress().getPort();
   }
 
   static WireServer start() {
-    return new WireServer(Clock.systemUTC());
-  }
-
-  /** A server whose clock ({@code $$NOW}, {@code $currentDate}) is {@code serverClock}. */
-  static WireServer start(Clock serverClock) {
-    return new WireServer(serverClock);
+    return new WireServer();
   }
 
   int port() {
@@ -46,8 +40,11 @@ final class WireServer implements AutoCloseable {
   }
 
   static StoreSettings settings(String url, Map<String, String> options) {
-    return new StoreSettings(
-        "mongo", url, List.of(), null, null, null, Duration.ofSeconds(2), options);
+    return settings(url, Duration.ofSeconds(2), options);
+  }
+
+  static StoreSettings settings(String url, Duration commandTimeout, Map<String, String> options) {
+    return new StoreSettings("mongo", url, List.of(), null, null, null, commandTimeout, options);
   }
 
   MongoLeaseStore newLeaseStore(String database) {

@@ -9,7 +9,6 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
-import dev.leasehold.core.testing.ServerAvailability;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +30,7 @@ class RedisExecutionLogTest {
 
   @BeforeAll
   static void requireRedis() {
-    ServerAvailability.require(
-        "Redis on 127.0.0.1:6379", "127.0.0.1", 6379, "run: bash .ci/services.sh");
+    SharedRedis.requireLocal();
   }
 
   @AfterAll

@@ -3,7 +3,6 @@ package dev.leasehold.store.redis;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreContract;
 import dev.leasehold.core.store.StoreSettings;
-import dev.leasehold.core.testing.ServerAvailability;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -16,8 +15,7 @@ class RedisLeaseStoreContractTest extends LeaseStoreContract {
 
   @BeforeAll
   static void requireRedis() {
-    ServerAvailability.require(
-        "Redis on 127.0.0.1:6379", "127.0.0.1", 6379, "run: bash .ci/services.sh");
+    SharedRedis.requireLocal();
   }
 
   @AfterAll

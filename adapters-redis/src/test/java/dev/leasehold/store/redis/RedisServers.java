@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Assumptions;
  * --appendonly yes --appendfsync always}). Killed with SIGKILL, like a crash.
  */
 final class RedisServers implements AutoCloseable {
-  static final Duration TIMEOUT = Duration.ofSeconds(2);
+  static final Duration TIMEOUT = Duration.ofSeconds(5);
 
   private final List<Server> servers = new ArrayList<>();
   private final String prefix = freshPrefix();

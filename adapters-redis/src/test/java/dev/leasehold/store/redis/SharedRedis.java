@@ -1,5 +1,6 @@
 package dev.leasehold.store.redis;
 
+import dev.leasehold.core.testing.ServerAvailability;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -8,6 +9,12 @@ import java.util.function.Function;
 /** Direct commands on a Redis server, for test set-up and clean-up only. */
 final class SharedRedis {
   private SharedRedis() {}
+
+  /** Skips, or fails under CI=true, unless the shared Redis on 127.0.0.1:6379 is up. */
+  static void requireLocal() {
+    ServerAvailability.require(
+        "Redis on 127.0.0.1:6379", "127.0.0.1", 6379, "run: bash .ci/services.sh");
+  }
 
   static <T> T with(String url, Function<RedisCommands<String, String>, T> commands) {
     RedisClient client = RedisClient.create(url);

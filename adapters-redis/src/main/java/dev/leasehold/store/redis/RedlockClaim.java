@@ -1,0 +1,208 @@
+package dev.leasehold.store.redis;
+
+import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseArguments;
+import dev.leasehold.core.lease.LeaseStoreException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The claim (and acquire) of a {@link RedlockLeaseStore}: {@code m = N/2 + 1} of the N nodes must
+ * grant the lease to one token within its validity time.
+ *
+ * <p><b>Claim</b> (and acquire), one attempt:
+ *
+ * <ol>
+ *   <li>Round 1: the {@link LuaScript#CLAIM} script on every node in parallel with the same fresh
+ *       token; each granting node raises its own fence to {@code max(fence + 1, hint)} and returns
+ *       it together with its previous watermark. ({@code hint} is the largest fence this client has
+ *       seen for the name; it only saves round 2 and is not needed for safety.)
+ *   <li>With fewer than {@code m} grants: undo everywhere (release with the token, putting the
+ *       watermark back where this attempt moved it), then retry after a random pause when the
+ *       refusals came from live leases (a split vote between racing replicas), else give up.
+ *   <li>Round 2: {@code F} = the largest fence returned; {@link LuaScript#RAISE_FENCE} lifts every
+ *       granting node that returned less to {@code F}, checked against the token.
+ *   <li>The lease holds, with fence {@code F}, when at least {@code m} nodes hold the token with
+ *       counter {@code F} and {@code validity = ttl - elapsed - drift > 0}, drift = ttl/100 + 2 ms.
+ *       Otherwise it is undone everywhere and reported as a failure.
+ * </ol>
+ *
+ * <p><b>Why two winners never share or invert a fence.</b> Let W1 hold with fence F1 on a set R1 of
+ * at least m nodes, each raised to F1 while W1's token was live there. A later winner W2 was
+ * granted by m nodes, each only after W1's lease key there had expired or was released, i.e. after
+ * W1's raise on that node. Two sets of m nodes out of N intersect; a node in the intersection had a
+ * counter of at least F1 when it granted W2, so it returned at least F1 + 1, and W2's fence, the
+ * maximum, is larger than F1. Counters never decrease (the scripts only raise them).
+ *
+ * <p><b>Why two majorities never both claim one firing.</b> W1's grant wrote the watermark on every
+ * node of its majority. A later claim of the same firing needs m grants; the intersection node
+ * refuses it ({@code fired}) — or, while W1 still holds, refuses it as {@code held}. An undo puts
+ * the watermark back only where the undoing token still holds the lease, so no other claim was
+ * granted there in between and nobody ran that firing.
+ */
+final class RedlockClaim {
+  private static final Logger log = LoggerFactory.getLogger(RedlockClaim.class);
+  private static final int MAX_ATTEMPTS = 6;
+
+  private final List<RedisNode> nodes;
+  private final int majority;
+  private final Duration timeout;
+  private final Map<String, Long> fenceHint = new ConcurrentHashMap<>();
+
+  RedlockClaim(List<RedisNode> nodes, Duration timeout) {
+    this.nodes = nodes;
+    this.majority = nodes.size() / 2 + 1;
+    this.timeout = timeout;
+  }
+
+  /**
+   * Claims ({@link LuaScript#CLAIM}, {@code firing} in epoch ms) or acquires ({@link
+   * LuaScript#ACQUIRE}, {@code firing} null) the lease {@code name} whose keys are {@code k}.
+   */
+  Optional<Lease> take(
+      LuaScript script, String[] k, String name, String holder, Duration ttl, String firing) {
+    String ttlMs = "" + ttl.toMillis();
+    long giveUp = System.nanoTime() + timeout.toNanos();
+    for (int attempt = 1; ; attempt++) {
+      String token = LeaseArguments.newToken();
+      String hint = "" + (fenceHint.getOrDefault(name, 0L) + 1);
+      String[] args =
+          firing == null
+              ? new String[] {token, ttlMs, holder, hint}
+              : new String[] {token, ttlMs, firing, holder, hint};
+      long start = System.nanoTime();
+      List<Grant> grants =
+          Quorum.ask(
+              nodes,
+              n -> n.<List<Object>>eval(script, k, args).thenApply(Grant::of),
+              start + timeout.toNanos());
+      int granted = Quorum.count(grants, Grant::granted);
+      if (granted >= majority) {
+        Optional<Lease> lease = hold(k, name, holder, ttl, token, grants, start);
+        if (lease.isPresent()) {
+          return lease;
+        }
+        undo(k, token, grants, firing != null);
+        throw new LeaseStoreException(
+            "Redlock: "
+                + script.name()
+                + " of "
+                + name
+                + " could not be confirmed on a majority"
+                + " within its validity time; not acquired");
+      }
+      undo(k, token, grants, firing != null);
+      int held = Quorum.count(grants, g -> "held".equals(g.refusal()));
+      int fired = Quorum.count(grants, g -> "fired".equals(g.refusal()));
+      int unknown = (int) grants.stream().filter(Objects::isNull).count();
+      boolean splitVote = held > 0 && fired <= nodes.size() - majority;
+      if (splitVote && attempt < MAX_ATTEMPTS && System.nanoTime() < giveUp) {
+        pause(attempt);
+        continue;
+      }
+      if (granted + unknown >= majority) {
+        throw new LeaseStoreException(
+            "Redlock: "
+                + script.name()
+                + " of "
+                + name
+                + ": only "
+                + (nodes.size() - unknown)
+                + " of "
+                + nodes.size()
+                + " nodes answered, "
+                + majority
+                + " needed; not acquired");
+      }
+      log.debug(
+          "{} of {} refused: {} held, {} fired, {} granted of {}",
+          script.name(),
+          name,
+          held,
+          fired,
+          granted,
+          nodes.size());
+      return Optional.empty();
+    }
+  }
+
+  /** Round 2 and the validity check; empty when the lease cannot be confirmed. */
+  private Optional<Lease> hold(
+      String[] k,
+      String name,
+      String holder,
+      Duration ttl,
+      String token,
+      List<Grant> grants,
+      long start) {
+    List<Grant> won = grants.stream().filter(g -> g != null && g.granted()).toList();
+    long fence = won.stream().mapToLong(Grant::fence).max().orElseThrow();
+    int level = Quorum.count(grants, g -> g.granted() && g.fence() == fence);
+    List<RedisNode> behind = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      Grant g = grants.get(i);
+      if (g != null && g.granted() && g.fence() < fence) {
+        behind.add(nodes.get(i));
+      }
+    }
+    if (!behind.isEmpty()) {
+      List<Long> raised =
+          Quorum.ask(
+              behind,
+              n -> n.<Long>eval(LuaScript.RAISE_FENCE, k, token, "" + fence),
+              start + timeout.toNanos());
+      level += Quorum.count(raised, r -> r == 1L);
+    }
+    long ttlMs = ttl.toMillis();
+    long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    long validity = ttlMs - elapsedMs - (ttlMs / 100 + 2);
+    if (level < majority || validity <= 0) {
+      log.debug(
+          "lease {} not confirmed: {} nodes at fence {}, validity {} ms",
+          name,
+          level,
+          fence,
+          validity);
+      return Optional.empty();
+    }
+    fenceHint.merge(name, fence, Math::max);
+    long serverNow = won.stream().mapToLong(Grant::serverMillis).min().orElseThrow();
+    return Optional.of(
+        new Lease(name, holder, token, fence, ttl, Instant.ofEpochMilli(serverNow).plus(ttl)));
+  }
+
+  /**
+   * Releases the attempt's token on every node, including those whose answer was lost. Where a
+   * claim was granted, the previous watermark is restored too (see {@link LuaScript#RELEASE}).
+   */
+  private void undo(String[] k, String token, List<Grant> grants, boolean claim) {
+    Quorum.ask(
+        nodes,
+        n -> {
+          Grant g = grants.get(nodes.indexOf(n));
+          return claim && g != null && g.granted()
+              ? n.<Long>eval(LuaScript.RELEASE, k, token, g.previousWatermark())
+              : n.<Long>eval(LuaScript.RELEASE, k, token);
+        },
+        System.nanoTime() + timeout.toNanos());
+  }
+
+  private static void pause(int attempt) {
+    try {
+      Thread.sleep(ThreadLocalRandom.current().nextLong(1, 2L << attempt));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LeaseStoreException("Redlock: interrupted while retrying", e);
+    }
+  }
+}
