@@ -58,7 +58,10 @@ class MongoBlackBoxIT {
         Scenarios.startNodes(box, store().yaml(), Scenarios.LEASE, job, 1.5, -1.5, 0);
     LedgerChecker checker = LedgerChecker.every(Duration.ofSeconds(10)).noOverlap();
     // the start-up catch-up run (G9) lasts 5 s and makes the next firing an overlap: skipped
-    Poll.until("the start-up run to end", Duration.ofSeconds(60), () -> endsBalanceStarts(ledger) && !Ledger.read(ledger).runs().isEmpty());
+    Poll.until(
+        "the start-up run to end",
+        Duration.ofSeconds(60),
+        () -> endsBalanceStarts(ledger) && !Ledger.read(ledger).runs().isEmpty());
     Instant from = Instant.now();
 
     Daemon killed = startedRunHolder(ledger, daemons);
