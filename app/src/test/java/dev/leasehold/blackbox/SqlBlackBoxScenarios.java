@@ -1,0 +1,34 @@
+package dev.leasehold.blackbox;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The issue 3 black-box scenarios on one SQL server, each test in a fresh database or schema that
+ * is dropped afterwards: see {@link Scenarios}. Subclasses name the server.
+ */
+abstract class SqlBlackBoxScenarios {
+  @RegisterExtension final BlackBox box = new BlackBox();
+
+  /** A fresh, empty database or schema on the server under test. */
+  abstract SqlTestStore freshStore();
+
+  private SqlTestStore store() {
+    return box.closeAfter(freshStore());
+  }
+
+  @Test
+  void threeSkewedDaemonsRunEveryFiringOnceThroughAKillAndAPause() {
+    Scenarios.killPauseAndSkew(box, store());
+  }
+
+  @Test
+  void aJobWhoseLeaseRowIsDeletedIsStoppedWithItsProcessTree() {
+    Scenarios.stolenLease(box, store());
+  }
+
+  @Test
+  void theLatestFiringMissedWhileEveryDaemonWasDownRunsOnceWhenOneReturns() {
+    Scenarios.catchUp(box, store());
+  }
+}
