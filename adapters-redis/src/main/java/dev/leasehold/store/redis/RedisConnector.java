@@ -7,6 +7,7 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,15 @@ final class RedisConnector implements AutoCloseable {
   RedisConnector(Duration timeout) {
     this.timeout = timeout;
     this.resources =
-        DefaultClientResources.builder().ioThreadPoolSize(2).computationThreadPoolSize(2).build();
+        DefaultClientResources.builder()
+            .ioThreadPoolSize(2)
+            .computationThreadPoolSize(2)
+            // reconnect within a second of the server coming back (Lettuce's default grows to
+            // 30 s), so firings resume as soon as the store answers again (G8)
+            .reconnectDelay(
+                Delay.exponential(
+                    Duration.ofMillis(50), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+            .build();
     this.client = RedisClient.create(resources);
     client.setOptions(
         ClientOptions.builder()
