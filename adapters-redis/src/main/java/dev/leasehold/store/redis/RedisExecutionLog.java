@@ -102,10 +102,13 @@ final class RedisExecutionLog implements ExecutionLog {
     if (answered == 0) {
       throw failure;
     }
+    // newest first by when the run started, as the other stores order history; stream ids only
+    // break ties (ids of different streams written in one millisecond do not order them)
     return byId.values().stream()
         .sorted(Comparator.comparing(StreamMessage<String, String>::getId, ID_ORDER).reversed())
-        .limit(limit)
         .map(RedisExecutionLog::decode)
+        .sorted(Comparator.comparing(ExecutionRecord::startedAt).reversed())
+        .limit(limit)
         .toList();
   }
 
