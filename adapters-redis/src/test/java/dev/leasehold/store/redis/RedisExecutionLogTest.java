@@ -81,9 +81,19 @@ class RedisExecutionLogTest {
   @Test
   void recordsComeBackNewestFirstWithEveryField() {
     ExecutionRecord failed = record(job, 1, Outcome.FAILED, 3, "exit 3: disk full");
+    Instant later = T0.plusSeconds(2);
     ExecutionRecord manual =
         new ExecutionRecord(
-            job, T0, "node-m", 7, TriggerKind.MANUAL, T0, T0, Outcome.SUCCEEDED, null, null);
+            job,
+            later,
+            "node-m",
+            7,
+            TriggerKind.MANUAL,
+            later,
+            later,
+            Outcome.SUCCEEDED,
+            null,
+            null);
     log.record(failed);
     log.record(manual);
     assertThat(log.recent(job, 10)).containsExactly(manual, failed);
