@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -54,6 +55,9 @@ public final class Scheduler implements AutoCloseable {
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
   private static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
 
+  /** Firings that may wait behind one claim or run of their job; more are dropped, oldest first. */
+  private static final int MAX_QUEUED = 64;
+
   /** How often a claim refused by an earlier firing's lease is tried again. */
   private static final Duration LEASE_POLL = Duration.ofMillis(100);
 
@@ -84,8 +88,8 @@ public final class Scheduler implements AutoCloseable {
     /** A claim waiting to be retried after a store error. */
     Cancellable retry;
 
-    /** The latest firing that came due while a claim was in flight; claimed after it. */
-    Instant queued;
+    /** Firings that came due while a claim or run was in flight; claimed after it, in order. */
+    final TreeSet<Instant> queued = new TreeSet<>();
 
     /** {@link #retry} waits for a lease held by an earlier firing, not for the store. */
     boolean waitingForLease;
@@ -186,17 +190,20 @@ public final class Scheduler implements AutoCloseable {
     track.busy = false;
     track.retry = null;
     track.waitingForLease = false;
-    Instant queued = track.queued;
-    track.queued = null;
-    if (queued != null && accepting) {
-      Instant now = parts.clock().instant();
+    Instant now = parts.clock().instant();
+    while (accepting && !track.queued.isEmpty()) {
+      Instant queued = track.queued.pollFirst();
       if (isMissed(track, queued, now)) {
         log.warn("firing missed job={} firing={}: beyond misfire-grace", track.job.name(), queued);
       } else if (ran != null && Duration.between(queued, now).compareTo(skewAllowance) > 0) {
         recordSkip(track, queued, ran);
       } else {
-        dispatch(track, queued);
+        dispatch(track, queued); // the rest stay queued behind this one
+        break;
       }
+    }
+    if (!accepting) {
+      track.queued.clear();
     }
     lock.notifyAll();
   }
@@ -285,15 +292,16 @@ public final class Scheduler implements AutoCloseable {
       Instant now = parts.clock().instant();
       if (track.current != null && Duration.between(firing, now).compareTo(skewAllowance) > 0) {
         recordSkip(track, firing, track.current.context().firing());
-      } else if (track.queued == null || track.queued.isBefore(firing)) {
-        if (track.queued != null && track.current != null) {
-          recordSkip(track, track.queued, track.current.context().firing());
-        }
+      } else if (track.queued.add(firing)) {
         log.debug(
             "firing job={} firing={}: queued behind the job's claim or run",
             track.job.name(),
             firing);
-        track.queued = firing;
+        if (track.queued.size() > MAX_QUEUED) {
+          Instant oldest = track.queued.pollFirst();
+          log.warn(
+              "firing missed job={} firing={}: too many firings queued", track.job.name(), oldest);
+        }
       }
       return;
     }
