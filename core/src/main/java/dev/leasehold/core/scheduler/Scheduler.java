@@ -80,7 +80,6 @@ public final class Scheduler implements AutoCloseable {
   private static final class Track {
     final JobDefinition job;
     Cancellable pending;
-    Instant next;
 
     /** A claim for this job is in flight or its execution runs on this node. */
     boolean busy;
@@ -221,8 +220,11 @@ public final class Scheduler implements AutoCloseable {
    */
   private Instant coalesce(Track track, Instant firing, Instant now) {
     Instant horizon = now.minus(skewAllowance);
-    if (firing.isAfter(horizon) || newerFiringDue(track, horizon, now)) {
-      return firing.isAfter(horizon) ? firing : null;
+    if (firing.isAfter(horizon)) {
+      return firing;
+    }
+    if (newerFiringDue(track, horizon, now)) {
+      return null;
     }
     return track.job.schedule().latestIn(firing.minusMillis(1), horizon).orElse(firing);
   }
@@ -235,7 +237,6 @@ public final class Scheduler implements AutoCloseable {
   /** Caller holds the lock. */
   private void scheduleNext(Track track, Instant after) {
     Optional<Instant> next = track.job.schedule().nextAfter(after);
-    track.next = next.orElse(null);
     if (next.isEmpty()) {
       track.pending = null;
       return;
@@ -458,6 +459,9 @@ public final class Scheduler implements AutoCloseable {
               .schedule(
                   () -> {
                     synchronized (lock) {
+                      if (track.retry == null) {
+                        return; // a newer firing took over (dispatch cancelled this retry)
+                      }
                       if (!accepting) {
                         idle(track);
                         return;
