@@ -4,6 +4,7 @@ import dev.leasehold.app.testing.Poll;
 import dev.leasehold.blackbox.BlackBox;
 import dev.leasehold.blackbox.Proc;
 import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.store.mongo.testserver.MongoTestServerMain;
 import java.io.File;
 import java.nio.file.Path;
 import java.time.Duration;
