@@ -2,7 +2,7 @@ package dev.leasehold.blackbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.blackbox.broken.NoWatermarkStoreModule;
+import dev.leasehold.blackbox.broken.NoWatermarkStoreType;
 import dev.leasehold.core.testing.InMemoryLeaseStore;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The checker must be able to fail: two daemons on a store that ignores the watermark ({@link
- * NoWatermarkStoreModule}, test-only, on MariaDB), one with its clock 2 s behind. The late replica
+ * NoWatermarkStoreType}, test-only, on MariaDB), one with its clock 2 s behind. The late replica
  * claims every firing again after the first one released it, and {@link LedgerChecker} must report
  * those duplicates, naming both nodes.
  */
@@ -27,8 +27,8 @@ class NoWatermarkCheckerIT {
     Path ledger = box.dir().resolve("ledger");
     String job = Configs.ledgerJob("tick", "every: 1s", ledger);
     List<Path> testClasspath =
-        List.of(codeSource(NoWatermarkStoreModule.class), codeSource(InMemoryLeaseStore.class));
-    String store = db.yaml(NoWatermarkStoreModule.TYPE);
+        List.of(codeSource(NoWatermarkStoreType.class), codeSource(InMemoryLeaseStore.class));
+    String store = db.yaml(NoWatermarkStoreType.TYPE);
     List<Daemon> daemons =
         List.of(
             Daemon.start(

@@ -3,11 +3,6 @@ package dev.leasehold.store.mongo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.inject.Guice;
-import com.google.inject.Injector;
-import com.google.inject.Key;
-import com.google.inject.Module;
-import com.google.inject.TypeLiteral;
 import com.mongodb.MongoClientSettings;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
@@ -20,7 +15,7 @@ import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** Settings checks (no I/O), driver settings, and the Guice registration of store type mongo. */
+/** Settings checks (no I/O), driver settings, and its discovery as store type mongo. */
 class MongoStoreFactoryTest {
   private final MongoStoreFactory factory = new MongoStoreFactory();
 
@@ -155,14 +150,13 @@ class MongoStoreFactoryTest {
   }
 
   @Test
-  void theGuiceModuleIsFoundAndRegistersTypeMongo() {
-    List<Module> modules =
-        ServiceLoader.load(Module.class).stream().map(ServiceLoader.Provider::get).toList();
-    assertThat(modules).hasAtLeastOneElementOfType(MongoStoreModule.class);
-    Injector injector = Guice.createInjector(modules);
-    Map<String, StoreFactory> factories =
-        injector.getInstance(Key.get(new TypeLiteral<Map<String, StoreFactory>>() {}));
-    assertThat(factories.get("mongo")).isInstanceOf(MongoStoreFactory.class);
-    assertThat(factories.get("mongo").types()).containsExactly("mongo");
+  void theFactoryIsFoundThroughLeaseholdsServiceType() {
+    List<StoreFactory> found =
+        ServiceLoader.load(StoreFactory.class).stream()
+            .map(ServiceLoader.Provider::get)
+            .filter(MongoStoreFactory.class::isInstance)
+            .toList();
+    assertThat(found).hasSize(1);
+    assertThat(found.get(0).types()).isEqualTo(factory.types());
   }
 }

@@ -3,10 +3,6 @@ package dev.leasehold.store.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.inject.Guice;
-import com.google.inject.Key;
-import com.google.inject.Module;
-import com.google.inject.TypeLiteral;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
 import java.time.Duration;
@@ -15,7 +11,7 @@ import java.util.Map;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
-/** Settings checks (no I/O) and the Guice wiring of the SQL store. */
+/** Settings checks (no I/O) and discovery of the SQL store. */
 class SqlStoreFactoryTest {
   private final SqlStoreFactory factory = new SqlStoreFactory();
 
@@ -95,17 +91,13 @@ class SqlStoreFactoryTest {
   }
 
   @Test
-  void theGuiceModuleIsFoundAndBindsEveryType() {
-    Module module =
-        ServiceLoader.load(Module.class).stream()
+  void theFactoryIsFoundThroughLeaseholdsServiceType() {
+    List<StoreFactory> found =
+        ServiceLoader.load(StoreFactory.class).stream()
             .map(ServiceLoader.Provider::get)
-            .filter(SqlStoreModule.class::isInstance)
-            .findFirst()
-            .orElseThrow();
-    Map<String, StoreFactory> factories =
-        Guice.createInjector(module)
-            .getInstance(Key.get(new TypeLiteral<Map<String, StoreFactory>>() {}));
-    assertThat(factories).containsOnlyKeys(factory.types());
-    assertThat(factories.values()).allMatch(SqlStoreFactory.class::isInstance);
+            .filter(SqlStoreFactory.class::isInstance)
+            .toList();
+    assertThat(found).hasSize(1);
+    assertThat(found.get(0).types()).isEqualTo(factory.types());
   }
 }

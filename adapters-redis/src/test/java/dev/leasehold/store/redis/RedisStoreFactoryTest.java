@@ -3,11 +3,6 @@ package dev.leasehold.store.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.inject.Guice;
-import com.google.inject.Injector;
-import com.google.inject.Key;
-import com.google.inject.Module;
-import com.google.inject.TypeLiteral;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
@@ -156,15 +151,14 @@ class RedisStoreFactoryTest {
   }
 
   @Test
-  void theGuiceModuleIsFoundByServiceLoaderAndBindsBothTypes() {
-    List<Module> modules =
-        ServiceLoader.load(Module.class).stream().map(ServiceLoader.Provider::get).toList();
-    assertThat(modules).hasAtLeastOneElementOfType(RedisStoreModule.class);
-    Injector injector = Guice.createInjector(new RedisStoreModule());
-    Map<String, StoreFactory> bound =
-        injector.getInstance(Key.get(new TypeLiteral<Map<String, StoreFactory>>() {}));
-    assertThat(bound.keySet()).containsExactlyInAnyOrder("redis", "redlock");
-    assertThat(bound.get("redis")).isInstanceOf(RedisStoreFactory.class);
+  void theFactoryIsFoundThroughLeaseholdsServiceType() {
+    List<StoreFactory> found =
+        ServiceLoader.load(StoreFactory.class).stream()
+            .map(ServiceLoader.Provider::get)
+            .filter(RedisStoreFactory.class::isInstance)
+            .toList();
+    assertThat(found).hasSize(1);
+    assertThat(found.get(0).types()).isEqualTo(factory.types());
   }
 
   @Test

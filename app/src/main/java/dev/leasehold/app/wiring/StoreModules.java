@@ -1,12 +1,7 @@
 package dev.leasehold.app.wiring;
 
 import com.google.inject.AbstractModule;
-import com.google.inject.Guice;
-import com.google.inject.Injector;
-import com.google.inject.Key;
 import com.google.inject.Module;
-import com.google.inject.Stage;
-import com.google.inject.TypeLiteral;
 import com.google.inject.multibindings.MapBinder;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
@@ -20,41 +15,65 @@ import java.util.ServiceLoader;
 import java.util.TreeMap;
 
 /**
- * The store adapters on the classpath. Each adapter contributes one Guice module, listed in its
- * {@code META-INF/services/com.google.inject.Module}, that adds its {@link StoreFactory} to a
- * {@code MapBinder<String, StoreFactory>} under its {@code store.type} name(s). Modules do no I/O
- * in {@code configure()}, so discovering them opens nothing.
+ * The store adapters on the classpath, found through Leasehold's own service type: each adapter
+ * lists its {@link StoreFactory} in {@code
+ * META-INF/services/dev.leasehold.core.store.StoreFactory}, and the factory's {@link
+ * StoreFactory#types()} is the one place its {@code store.type} names are declared. Factories do no
+ * I/O when constructed, so discovering them opens nothing. Only Leasehold's service type is loaded:
+ * no other jar's code is run by discovery.
  */
 public final class StoreModules {
-  private static final Key<Map<String, StoreFactory>> FACTORIES =
-      Key.get(new TypeLiteral<Map<String, StoreFactory>>() {});
-
   private final Map<String, StoreFactory> factories;
 
   private StoreModules(Map<String, StoreFactory> factories) {
-    this.factories = new TreeMap<>(factories);
+    this.factories = factories;
   }
 
-  /** Every store module found through {@link ServiceLoader}. */
+  /** Every store factory found through {@link ServiceLoader}. */
   public static StoreModules discover() {
-    List<Module> modules = new ArrayList<>();
-    ServiceLoader.load(Module.class).forEach(modules::add);
-    return of(modules);
+    List<StoreFactory> found = new ArrayList<>();
+    ServiceLoader.load(StoreFactory.class, StoreModules.class.getClassLoader()).forEach(found::add);
+    return of(found);
   }
 
-  /** The store modules given (for tests and embedding). */
-  public static StoreModules of(List<? extends Module> modules) {
-    List<Module> all = new ArrayList<>(modules);
-    all.add(
-        new AbstractModule() {
-          @Override
-          protected void configure() {
-            // declares the map even when no adapter is present, so an empty map is an answer
+  /**
+   * The factories given (for tests and embedding).
+   *
+   * @throws IllegalStateException when two factories claim the same type name
+   */
+  public static StoreModules of(List<? extends StoreFactory> found) {
+    Map<String, StoreFactory> byType = new TreeMap<>();
+    for (StoreFactory factory : found) {
+      for (String type : factory.types()) {
+        StoreFactory before = byType.putIfAbsent(type, factory);
+        if (before != null && before.getClass() != factory.getClass()) {
+          throw new IllegalStateException(
+              "store type '"
+                  + type
+                  + "' is declared by both "
+                  + before.getClass().getName()
+                  + " and "
+                  + factory.getClass().getName());
+        }
+      }
+    }
+    return new StoreModules(byType);
+  }
+
+  /**
+   * A Guice module that binds what discovery found: a {@code Map<String, StoreFactory>} keyed by
+   * store type, for applications that inject the factories.
+   */
+  public Module guiceModule() {
+    Map<String, StoreFactory> snapshot = Map.copyOf(factories);
+    return new AbstractModule() {
+      @Override
+      protected void configure() {
+        MapBinder<String, StoreFactory> map =
             MapBinder.newMapBinder(binder(), String.class, StoreFactory.class);
-          }
-        });
-    Injector injector = Guice.createInjector(Stage.PRODUCTION, all);
-    return new StoreModules(injector.getInstance(FACTORIES));
+        snapshot.forEach((type, factory) -> map.addBinding(type).toInstance(factory));
+      }
+    };
   }
 
   /** The known {@code store.type} names, sorted. */

@@ -3,7 +3,7 @@ package dev.leasehold.app.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.app.daemon.Daemon;
-import dev.leasehold.app.testing.MemoryStoreModule;
+import dev.leasehold.app.testing.MemoryStoreType;
 import dev.leasehold.app.testing.Poll;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreModules;
@@ -30,11 +30,11 @@ class AdminServerTest {
   @TempDir Path dir;
   private Daemon daemon;
   private CompletableFuture<Integer> running;
-  private MemoryStoreModule.Server store;
+  private MemoryStoreType.Server store;
 
   private int start(String adminSection) throws Exception {
     String name = "admin-" + UUID.randomUUID();
-    store = MemoryStoreModule.server(name);
+    store = MemoryStoreType.server(name);
     Path config = dir.resolve("admin.yaml");
     Files.writeString(
         config,

@@ -3,7 +3,7 @@ package dev.leasehold.app.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.app.testing.CliHarness;
-import dev.leasehold.app.testing.MemoryStoreModule;
+import dev.leasehold.app.testing.MemoryStoreType;
 import dev.leasehold.app.testing.Poll;
 import dev.leasehold.core.job.Outcome;
 import java.nio.file.Files;
@@ -55,7 +55,7 @@ class RunCommandTest {
   @Test
   void runDoesNotExitWhileTheStoreIsDownAndStartsWhenItComesBack() throws Exception {
     String name = "outage-" + UUID.randomUUID();
-    MemoryStoreModule.Server server = MemoryStoreModule.server(name);
+    MemoryStoreType.Server server = MemoryStoreType.server(name);
     server.setReachable(false);
     Path config = dir.resolve("run.yaml");
     Files.writeString(

@@ -55,6 +55,30 @@ public final class LeaseArguments {
     return lease;
   }
 
+  /**
+   * Checks a batch of claims before the store is touched: every request valid as a single claim,
+   * and no name twice (two claims of one name in one batch would race each other).
+   */
+  public static java.util.List<ClaimRequest> batch(java.util.List<ClaimRequest> requests) {
+    if (requests == null) {
+      throw new IllegalArgumentException("requests must not be null");
+    }
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (ClaimRequest r : requests) {
+      if (r == null) {
+        throw new IllegalArgumentException("a claim request must not be null");
+      }
+      name(r.name());
+      firing(r.firing());
+      holder(r.holder());
+      ttlMillis(r.ttl());
+      if (!names.add(r.name())) {
+        throw new IllegalArgumentException("name " + r.name() + " appears twice in one batch");
+      }
+    }
+    return requests;
+  }
+
   /** A fresh 128-bit random token, hex encoded. */
   public static String newToken() {
     byte[] bytes = new byte[16];

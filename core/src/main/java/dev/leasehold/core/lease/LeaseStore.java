@@ -37,6 +37,47 @@ public interface LeaseStore extends AutoCloseable {
   Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl);
 
   /**
+   * {@link #claim} that also says why a refusal happened ({@link ClaimResult.Kind#HELD} by a run of
+   * an earlier firing, or {@link ClaimResult.Kind#ALREADY_RUN}). Stores that can decide the reason
+   * in the claim's own round trip override this (and implement {@link #claim} through it); the
+   * default asks {@link #inspect} after a refusal, which costs a second round trip and may see a
+   * later state: the reason is a hint for waiting, never a basis for running.
+   *
+   * @throws LeaseStoreException when the store cannot be asked; never returns {@code FAILED}
+   */
+  default ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
+    Optional<Lease> won = claim(name, firing, holder, ttl);
+    if (won.isPresent()) {
+      return ClaimResult.won(won.get());
+    }
+    return ClaimResult.refusal(inspect(name), LeaseArguments.firing(firing));
+  }
+
+  /**
+   * Claims several distinct names at once (firings that came due together), with per-claim
+   * semantics exactly those of {@link #tryClaim}: each entry wins or is refused on its own, and the
+   * answers come back in the order of {@code requests}. Stores override this to send the whole
+   * batch in one round trip (one script, one statement, one bulk write); the default claims one by
+   * one. A store error is reported per entry as {@link ClaimResult.Kind#FAILED} (a batch that could
+   * not be sent fails every entry), so that claims already won are never lost to a later error.
+   *
+   * @throws IllegalArgumentException when a request is invalid or a name appears twice, before the
+   *     store is touched
+   */
+  default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    LeaseArguments.batch(requests);
+    List<ClaimResult> results = new java.util.ArrayList<>(requests.size());
+    for (ClaimRequest r : requests) {
+      try {
+        results.add(tryClaim(r.name(), r.firing(), r.holder(), r.ttl()));
+      } catch (LeaseStoreException e) {
+        results.add(ClaimResult.failed(e));
+      }
+    }
+    return results;
+  }
+
+  /**
    * Plain mutual exclusion: succeeds when no live lease exists on {@code name}; increments the
    * fence but leaves the watermark alone. Used for manual triggers and the method decorator.
    */

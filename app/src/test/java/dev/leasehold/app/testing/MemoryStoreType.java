@@ -1,7 +1,5 @@
 package dev.leasehold.app.testing;
 
-import com.google.inject.AbstractModule;
-import com.google.inject.multibindings.MapBinder;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
@@ -17,10 +15,10 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Test-only store type {@code memory} (url {@code memory:NAME}): core's reference in-memory store,
  * which a test can make unreachable, to drive the daemon through a store outage. Found by the same
- * ServiceLoader discovery as the real adapters, through the test classpath only; the daemon jar
- * never contains it.
+ * ServiceLoader discovery of StoreFactory as the real adapters, through the test classpath only;
+ * the daemon jar never contains it.
  */
-public final class MemoryStoreModule extends AbstractModule {
+public final class MemoryStoreType {
   private static final Map<String, Server> SERVERS = new ConcurrentHashMap<>();
 
   /** One named in-memory "server": leases, history and a reachability switch. */
@@ -47,14 +45,8 @@ public final class MemoryStoreModule extends AbstractModule {
     return SERVERS.computeIfAbsent(name, n -> new Server());
   }
 
-  @Override
-  protected void configure() {
-    MapBinder.newMapBinder(binder(), String.class, StoreFactory.class)
-        .addBinding("memory")
-        .to(Factory.class);
-  }
-
-  static final class Factory implements StoreFactory {
+  /** Listed in the test {@code META-INF/services/dev.leasehold.core.store.StoreFactory}. */
+  public static final class Factory implements StoreFactory {
     @Override
     public Set<String> types() {
       return Set.of("memory");

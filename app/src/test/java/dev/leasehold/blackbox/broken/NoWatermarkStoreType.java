@@ -1,7 +1,5 @@
 package dev.leasehold.blackbox.broken;
 
-import com.google.inject.AbstractModule;
-import com.google.inject.multibindings.MapBinder;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
@@ -21,20 +19,14 @@ import java.util.Set;
  * MariaDB or H2 with every {@code claim(name, firing, ...)} turned into {@code acquire(name, ...)},
  * so the watermark is never consulted. A replica whose clock is late then claims a firing another
  * replica already ran and released, and runs it again. The black-box suite runs daemons on it to
- * prove that {@code LedgerChecker} catches such duplicates. Found through this module's test {@code
- * META-INF/services} entry; never part of the daemon jar.
+ * prove that {@code LedgerChecker} catches such duplicates. Found through the test {@code
+ * META-INF/services} entry of its factory; never part of the daemon jar.
  */
-public final class NoWatermarkStoreModule extends AbstractModule {
+public final class NoWatermarkStoreType {
   public static final String TYPE = "broken-no-watermark";
 
-  @Override
-  protected void configure() {
-    MapBinder.newMapBinder(binder(), String.class, StoreFactory.class)
-        .addBinding(TYPE)
-        .to(Factory.class);
-  }
-
-  static final class Factory implements StoreFactory {
+  /** Listed in the test {@code META-INF/services/dev.leasehold.core.store.StoreFactory}. */
+  public static final class Factory implements StoreFactory {
     @Override
     public Set<String> types() {
       return Set.of(TYPE);
