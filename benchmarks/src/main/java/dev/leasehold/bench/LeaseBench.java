@@ -3,7 +3,6 @@ package dev.leasehold.bench;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
-import dev.leasehold.core.testing.ServerAvailability;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -74,12 +73,22 @@ public abstract class LeaseBench {
 
   /** Fails the trial with a readable message when a server is not up. */
   static void requireServer(String what, int port) {
-    if (!ServerAvailability.listening("127.0.0.1", port)) {
+    if (!listening("127.0.0.1", port)) {
       throw new IllegalStateException(
           what
               + " on 127.0.0.1:"
               + port
               + " is not reachable; start it with: bash .ci/services.sh");
+    }
+  }
+
+  /** Whether something accepts TCP connections on {@code host:port} (within one second). */
+  static boolean listening(String host, int port) {
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress(host, port), 1000);
+      return true;
+    } catch (java.io.IOException e) {
+      return false;
     }
   }
 
