@@ -24,10 +24,15 @@ public final class Main {
     }
   }
 
-  public static void main(String[] args) {
+  /** What every entry point sets before any command: quiet libraries, warnings-only logging. */
+  static void prepareJvm() {
     System.setProperty("org.jooq.no-logo", "true");
     System.setProperty("org.jooq.no-tips", "true");
     LogSetup.configure(false, "WARN", true);
+  }
+
+  public static void main(String[] args) {
+    prepareJvm();
     Charset charset = Charset.defaultCharset();
     CliContext context =
         new CliContext(
