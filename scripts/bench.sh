@@ -8,14 +8,19 @@
 # REGEX selects benchmarks (default: all), e.g. 'RedisBench' or 'SqlBench.*lh_'.
 # Quick run (default): 1 fork, 2 x 1 s warm-up, 3 x 2 s measurement. --full: 2 forks, 5 x 5 s, 5 x 10 s.
 # Every benchmark runs with 1 thread; the lock-shaped ones again with 4 threads (a name each).
-# Results: target/bench/threads-1.json, target/bench/threads-4.json, and a table on stdout.
+# Then the bursts (1,000 names due at one instant; Leasehold's claimAll, Leasehold and ShedLock on a
+# pool of 16 threads; single shot: -f 1 -wi 2 -i 5, --full: -f 2 -wi 5 -i 20).
+# Results: target/bench/threads-1.json, threads-4.json, burst.json, load.txt (uptime before and
+# after), tables on stdout (table.md, ratios.md) and the chart target/bench/claims.svg.
 # Needs the servers up (bash .ci/services.sh) and redis-server on the PATH for Redlock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 timing=(-f 1 -wi 2 -w 1s -i 3 -r 2s)
+burst_timing=(-f 1 -wi 2 -i 5)
 if [[ "${1:-}" == "--full" ]]; then
   timing=(-f 2 -wi 5 -w 5s -i 5 -r 10s)
+  burst_timing=(-f 2 -wi 5 -i 20)
   shift
 fi
 filter="${1:-.*}"
@@ -29,20 +34,34 @@ mvn -B -ntp -q -pl benchmarks -am test-compile dependency:build-classpath \
 cp="benchmarks/target/classes:$(cat benchmarks/target/bench-classpath.txt)"
 
 jmh() {
-  java -cp "$cp" org.openjdk.jmh.Main "${timing[@]}" -bm sample -tu us \
+  java -cp "$cp" org.openjdk.jmh.Main \
     -jvmArgsAppend "-Xmx512m -Dlogback.configurationFile=benchmarks/src/main/resources/bench/logback-bench.xml" \
     "$@"
 }
 
-# one thread: everything selected
-jmh "$filter" -t 1 -rf json -rff "$out/threads-1.json" "$@"
+echo "load before: $(uptime)" | tee "$out/load.txt" >&2
+# one thread: everything selected but the bursts
+jmh "$filter" "${timing[@]}" -bm sample -tu us -e 'burst_' -t 1 -rf json -rff "$out/threads-1.json" "$@"
 results=("$out/threads-1.json")
 # four threads: the lock-shaped operations (claim alone, renew, PING, SELECT 1: one thread only)
 rm -f "$out/threads-4.json"
-if jmh "$filter" -t 4 -e 'lh_claim$|lh_renew|raw_ping|raw_select1' -rf json -rff "$out/threads-4.json" "$@"; then
+if jmh "$filter" "${timing[@]}" -bm sample -tu us -t 4 -e 'lh_claim$|lh_renew|raw_ping|raw_select1|burst_' \
+  -rf json -rff "$out/threads-4.json" "$@"; then
   results+=("$out/threads-4.json")
 else
   echo "(no 4-thread run: nothing lock-shaped selected, or it failed; see above)" >&2
 fi
 
+# bursts: 1,000 names due at one instant, one single-shot invocation per iteration (not Redlock:
+# ShedLock has no Redlock provider)
+rm -f "$out/burst.json"
+if ! jmh "$filter" "${burst_timing[@]}" -bm ss -tu ms -t 1 -e '\.(lh|raw|shedlock)_|RedlockBench' \
+  -rf json -rff "$out/burst.json" "$@"; then
+  echo "(no burst run: no burst selected, or it failed; see above)" >&2
+fi
+echo "load after: $(uptime)" | tee -a "$out/load.txt" >&2
+
 java -cp "$cp" dev.leasehold.bench.BenchTable "${results[@]}" | tee "$out/table.md"
+java -cp "$cp" dev.leasehold.bench.BenchChart "$out/threads-1.json" "$out/burst.json" \
+  "$out/claims.svg" | tee "$out/ratios.md"
+echo "chart: $out/claims.svg" >&2
