@@ -59,7 +59,8 @@ public final class Daemon {
       }
       try (StoreBackend backend = opened.get()) {
         StoreHealth health = new StoreHealth(backend, System::nanoTime);
-        DaemonMetrics metrics = config.admin() == null ? null : new DaemonMetrics(health);
+        DaemonMetrics metrics =
+            config.admin() == null ? null : new DaemonMetrics(health, config.jobs());
         UnaryOperator<JobRunner> decorate =
             metrics == null
                 ? TaggedJobRunner::tag
@@ -76,7 +77,9 @@ public final class Daemon {
                 .listener(metrics == null ? SchedulerListener.NONE : metrics)
                 .build();
         if (metrics != null) {
-          admin = AdminServer.start(config, scheduler, backend.leaseStore(), health, metrics);
+          admin =
+              AdminServer.start(
+                  config, scheduler, backend.leaseStore(), health, metrics, backend.executionLog());
         }
         scheduler.start();
         log.info(
