@@ -51,6 +51,11 @@ public final class Daemon {
   public int run() throws IOException {
     DaemonConfig config = prepared.config();
     try {
+      log.info(
+          "starting: node {}, {} jobs, opening store {}",
+          config.node(),
+          config.jobs().size(),
+          StoreOpener.describe(config.store()));
       Optional<StoreBackend> opened =
           StoreOpener.openWithRetry(prepared.storeFactory(), config.store(), shutdownRequested);
       if (opened.isEmpty()) {
