@@ -39,6 +39,7 @@ jmh() {
     "$@"
 }
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "load before: $(uptime)" | tee "$out/load.txt" >&2
 # one thread: everything selected but the bursts
 jmh "$filter" "${timing[@]}" -bm sample -tu us -e 'burst_' -t 1 -rf json -rff "$out/threads-1.json" "$@"
@@ -62,6 +63,7 @@ fi
 echo "load after: $(uptime)" | tee -a "$out/load.txt" >&2
 
 java -cp "$cp" dev.leasehold.bench.BenchTable "${results[@]}" | tee "$out/table.md"
+note="$(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 java -cp "$cp" dev.leasehold.bench.BenchChart "$out/threads-1.json" "$out/burst.json" \
-  "$out/claims.svg" | tee "$out/ratios.md"
+  "$out/claims.svg" "$note" | tee "$out/ratios.md"
 echo "chart: $out/claims.svg" >&2

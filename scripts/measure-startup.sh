@@ -98,6 +98,7 @@ timed() {
 start_daemon() {
   local how=$1 config=$2 name=$3
   daemon_log=$work/$name.log
+  : > "$daemon_log"
   # a simple command in the background: $! is the JVM itself (the launcher execs java)
   if [ "$how" = jar ]; then
     java -jar "$JAR" run --config "$config" > "$daemon_log" 2>&1 &
@@ -140,8 +141,9 @@ started_after() {
 
 declare -A samples
 add() { samples[$1]="${samples[$1]:-} $2"; }
+# the median of the successful samples (a failure is recorded as -1 and counted apart)
 median() {
-  tr ' ' '\n' <<< "${samples[$1]:-}" | grep -v '^$' | sort -n \
+  tr ' ' '\n' <<< "${samples[$1]:-}" | grep -v '^$' | grep -v '^-' | sort -n \
     | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 
@@ -228,7 +230,7 @@ mkdir -p target/measure
   echo "| VmRSS, 1,000 idle jobs | $(mb "${rss[jar 1000]}") | $(mb "${rss[launcher 1000]}") |"
   echo "| CPU, 1,000 idle jobs (% of one core) | ${cpu[jar]} % | ${cpu[launcher]} % |"
   echo
-  echo "Every sample (ms):"
+  echo "Every sample (ms; -1: the command failed or \`started:\` never came, see the script's stderr):"
   echo
   for key in hello "jar version" "launcher version" "jar validate" "launcher validate" \
     "jar status" "launcher status" "jar new" "launcher new" "jar existing" "launcher existing"; do

@@ -21,7 +21,7 @@ import java.util.TreeMap;
  * toolchain): one group of bars per store, each group scaled to its own longest bar, every bar
  * labelled with its value.
  *
- * <p>Usage: {@code BenchChart threads-1.json burst.json chart.svg}
+ * <p>Usage: {@code BenchChart threads-1.json burst.json chart.svg [footnote]}
  */
 public final class BenchChart {
   private static final String[] CYCLE = {"lh_claimRelease", "shedlock_lockUnlock"};
@@ -57,6 +57,13 @@ public final class BenchChart {
         panel(
             body, y, "Claim cycle, 1 thread: mean µs per firing (shorter is faster)", cycle, CYCLE);
     y = panel(body, y + 20, "1,000 names due at one instant: ms to take them all", burst, BURSTS);
+    body.add(
+        text(
+            10,
+            y + 4,
+            "Each store's bars scaled to its longest. " + (args.length > 3 ? args[3] : ""),
+            "fill=\"#555\""));
+    y += 10;
     svg.append(
             String.format(
                 Locale.ROOT,
@@ -177,12 +184,24 @@ public final class BenchChart {
                 y,
                 width,
                 COLOURS.get(method)));
-        out.add(text(116 + width, y + 11, number(value), ""));
+        out.add(text(116 + width, y + 11, number(value) + versus(store.getValue(), method), ""));
         y += 16;
       }
       y += 8;
     }
     return y;
+  }
+
+  /** For Leasehold's first bar: its ratio to ShedLock's in the same store. */
+  private static String versus(Map<String, Double> store, String method) {
+    Double lh = store.get(method);
+    if (method.equals(CYCLE[0]) && store.get(CYCLE[1]) != null) {
+      return String.format(Locale.ROOT, "  (rate %.2f × ShedLock's)", store.get(CYCLE[1]) / lh);
+    }
+    if (method.equals(BURSTS[0]) && store.get(BURSTS[2]) != null) {
+      return String.format(Locale.ROOT, "  (time %.2f × ShedLock's)", lh / store.get(BURSTS[2]));
+    }
+    return "";
   }
 
   private static String text(int x, int y, String text, String attributes) {
