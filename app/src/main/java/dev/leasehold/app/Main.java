@@ -28,7 +28,7 @@ public final class Main {
   static void prepareJvm() {
     System.setProperty("org.jooq.no-logo", "true");
     System.setProperty("org.jooq.no-tips", "true");
-    LogSetup.configure(false, "WARN", true);
+    LogSetup.start();
   }
 
   public static void main(String[] args) {
