@@ -1,0 +1,416 @@
+package dev.leasehold.core.scheduler;
+
+import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.job.TriggerKind;
+import dev.leasehold.core.lease.ClaimRequest;
+import dev.leasehold.core.lease.ClaimResult;
+import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseStoreException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * From a due firing to a run, in named steps: {@link #dispatch} (queue behind the job's claim or
+ * run, or start a claim), {@link #flush} (claims that came due within the batching window go out
+ * together), {@link #send} (reports of unrun firings first, then one {@code tryClaim}, or one
+ * {@code claimAll} for several jobs), and one step per answer: {@link #won} starts the run, {@link
+ * #held} waits briefly for an earlier firing's lease, {@link #alreadyRun} gives up, {@link #failed}
+ * backs off (G8). {@link #idle} ends every path and takes the next queued firing.
+ *
+ * <p>The timer thread only moves state and hands work to the workers; store calls and job bodies
+ * run on workers. Slot state is guarded by {@link Slots#lock()}; methods named "(lock held)" must
+ * be called with it.
+ */
+final class ClaimLoop {
+  private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
+
+  /** How often a claim refused by an earlier firing's lease is tried again. */
+  static final Duration LEASE_POLL = Duration.ofMillis(100);
+
+  /** Most claims in one {@code claimAll}; larger batches are split. */
+  static final int MAX_BATCH = 500;
+
+  /** One claim step: reports of the slot's unrun firings, then {@code firing} (if any). */
+  private record Claim(JobSlot slot, Instant firing, int attempt) {}
+
+  private final Slots slots;
+  private final FiringRules rules;
+  private final SchedulerParts parts;
+  private final History history;
+  private final UnrunFirings unrun;
+  private final Duration batchWindow;
+  private final List<Claim> batch = new ArrayList<>();
+
+  ClaimLoop(
+      Slots slots,
+      FiringRules rules,
+      SchedulerParts parts,
+      History history,
+      UnrunFirings unrun,
+      Duration batchWindow) {
+    this.slots = slots;
+    this.rules = rules;
+    this.parts = parts;
+    this.history = history;
+    this.unrun = unrun;
+    this.batchWindow = batchWindow;
+  }
+
+  /** (lock held) A firing is due: claim it, or queue it behind the job's claim or run. */
+  void dispatch(JobSlot slot, Instant firing) {
+    if (slot.phase() == JobSlot.Phase.BACKING_OFF) {
+      slot.cancelRetry(); // waiting out a store error: a new firing is a reason to try now
+    }
+    if (slot.busy()) {
+      log.debug("firing job={} firing={}: queued behind its claim or run", slot.job.name(), firing);
+      slot.queue(firing)
+          .ifPresent(
+              dropped ->
+                  log.warn(
+                      "firing not run job={} firing={}: too many firings queued",
+                      slot.job.name(),
+                      dropped));
+      return;
+    }
+    claim(slot, firing, 1);
+  }
+
+  /** (lock held) This node will not run {@code firing}; it is reported through a claim later. */
+  void notRun(JobSlot slot, Instant firing, Outcome outcome, String why) {
+    slot.giveUp(firing, outcome, why)
+        .ifPresent(
+            dropped ->
+                log.warn(
+                    "firing not run job={} firing={}: too many unreported firings; not reported",
+                    slot.job.name(),
+                    dropped));
+    if (!slot.busy()) {
+      claim(slot, null, 0);
+    }
+  }
+
+  /** (lock held) Stop: batched claims and pending retries are called off. */
+  void stop() {
+    for (Claim c : batch) {
+      c.slot().enter(JobSlot.Phase.IDLE);
+    }
+    batch.clear();
+    for (JobSlot slot : slots.all()) {
+      slot.cancelTimers();
+      if (slot.phase() == JobSlot.Phase.BACKING_OFF
+          || slot.phase() == JobSlot.Phase.WAITING_FOR_LEASE) {
+        idle(slot, null, false);
+      }
+    }
+    slots.changed();
+  }
+
+  // --- claiming ---------------------------------------------------------------------------
+
+  /** (lock held) Puts a claim step into the batch; the first one opens the batching window. */
+  private void claim(JobSlot slot, Instant firing, int attempt) {
+    slot.enter(JobSlot.Phase.CLAIMING);
+    batch.add(new Claim(slot, firing, attempt));
+    if (batch.size() == 1) {
+      parts.timer().schedule(this::flush, batchWindow);
+    }
+  }
+
+  /** Timer thread: the batching window closed; the batch goes to a worker. */
+  private void flush() {
+    List<Claim> claims;
+    synchronized (slots.lock()) {
+      claims = new ArrayList<>(batch);
+      batch.clear();
+    }
+    for (int i = 0; i < claims.size(); i += MAX_BATCH) {
+      List<Claim> part = claims.subList(i, Math.min(claims.size(), i + MAX_BATCH));
+      parts.workers().execute(() -> send(part));
+    }
+  }
+
+  /** Worker: reports first (in firing order, before any newer claim of the job), then claims. */
+  private void send(List<Claim> claims) {
+    synchronized (slots.lock()) {
+      if (!slots.accepting()) {
+        claims.forEach(c -> idle(c.slot(), null, false));
+        return;
+      }
+    }
+    List<Claim> toClaim = new ArrayList<>();
+    for (Claim c : claims) {
+      unrun.settle(c.slot());
+      if (c.firing() == null) {
+        synchronized (slots.lock()) {
+          idle(c.slot(), null, true);
+        }
+      } else {
+        toClaim.add(c);
+      }
+    }
+    if (toClaim.isEmpty()) {
+      return;
+    }
+    long sent = parts.ticker().nanoTime();
+    List<ClaimResult> answers = ask(toClaim);
+    if (answers.stream().anyMatch(a -> a.kind() != ClaimResult.Kind.FAILED)) {
+      history.listener().storeAnswered();
+    }
+    for (int i = 0; i < toClaim.size(); i++) {
+      Claim c = toClaim.get(i);
+      ClaimResult answer = answers.get(i);
+      switch (answer.kind()) {
+        case WON -> won(c, answer.lease(), sent);
+        case HELD -> held(c, answer.holder());
+        case ALREADY_RUN -> alreadyRun(c);
+        case FAILED -> failed(c, answer.failure());
+      }
+    }
+  }
+
+  /** One answer per claim, in order: {@code tryClaim} for one, {@code claimAll} for several. */
+  private List<ClaimResult> ask(List<Claim> claims) {
+    try {
+      if (claims.size() == 1) {
+        Claim c = claims.get(0);
+        return List.of(
+            parts
+                .store()
+                .tryClaim(
+                    c.slot().job.name(), c.firing(), parts.node(), c.slot().job.policy().ttl()));
+      }
+      List<ClaimRequest> requests =
+          claims.stream()
+              .map(
+                  c ->
+                      new ClaimRequest(
+                          c.slot().job.name(),
+                          c.firing(),
+                          parts.node(),
+                          c.slot().job.policy().ttl()))
+              .toList();
+      List<ClaimResult> answers = parts.store().claimAll(requests);
+      if (answers.size() != claims.size()) {
+        throw new LeaseStoreException(
+            "the store answered " + answers.size() + " of " + claims.size() + " claims");
+      }
+      return answers;
+    } catch (RuntimeException e) {
+      LeaseStoreException failure =
+          e instanceof LeaseStoreException l ? l : new LeaseStoreException(e.toString(), e);
+      return claims.stream().map(c -> ClaimResult.failed(failure)).toList();
+    }
+  }
+
+  /**
+   * Won: the firing is ours alone, so it runs even if a stop began meanwhile (the shutdown grace
+   * applies to it like to any run) — unless the answer came after the lease's validity, counted
+   * from when the claim was sent: then nothing starts, and the firing is reported missed.
+   */
+  private void won(Claim c, Lease lease, long sent) {
+    JobDefinition job = c.slot().job;
+    if (!LeaseWatchdog.answeredInTime(sent, lease.ttl(), parts.ticker().nanoTime())) {
+      unrun.report(
+          job,
+          c.firing(),
+          lease,
+          new JobSlot.Unrun(
+              Outcome.MISSED, "the claim's answer came after the lease's validity had passed"));
+      synchronized (slots.lock()) {
+        idle(c.slot(), null, false);
+      }
+      return;
+    }
+    JobRun run =
+        new JobRun(job, lease, c.firing(), c.attempt(), TriggerKind.SCHEDULED, sent, parts);
+    synchronized (slots.lock()) {
+      c.slot().running(run);
+    }
+    parts
+        .workers()
+        .execute(
+            () -> {
+              try {
+                history.record(run.run());
+              } finally {
+                synchronized (slots.lock()) {
+                  idle(c.slot(), run, false);
+                }
+              }
+            });
+  }
+
+  /**
+   * Held by a run of an earlier firing: try again shortly while the firing is not older than the
+   * skew allowance. A short overlap (the previous run ends just after this firing, or a replica
+   * whose clock runs ahead claimed early) then delays the firing instead of losing it; after that
+   * it is given up, and reported through a claim once the lease is free.
+   */
+  private void held(Claim c, String holder) {
+    history.listener().claimRefused(c.slot().job.name(), c.firing());
+    JobSlot slot = c.slot();
+    synchronized (slots.lock()) {
+      if (!slots.accepting()) {
+        idle(slot, null, false);
+      } else if (rules.olderThanSkew(c.firing(), parts.clock().instant())) {
+        log.debug(
+            "claim refused job={} firing={}: lease held by an earlier run", slot.job.name(), c);
+        slot.giveUp(
+            c.firing(),
+            Outcome.MISSED,
+            "its lease was held by an earlier firing" + (holder == null ? "" : " of " + holder));
+        idle(slot, null, false);
+      } else {
+        log.debug("claim refused job={} firing={}: lease busy, trying again", slot.job.name(), c);
+        long step = slot.enter(JobSlot.Phase.WAITING_FOR_LEASE);
+        slot.retry(parts.timer().schedule(() -> retry(slot, step, c), LEASE_POLL));
+      }
+    }
+  }
+
+  private void alreadyRun(Claim c) {
+    history.listener().claimRefused(c.slot().job.name(), c.firing());
+    log.debug("claim refused job={} firing={}: already run", c.slot().job.name(), c.firing());
+    synchronized (slots.lock()) {
+      idle(c.slot(), null, false);
+    }
+  }
+
+  /** G8: back off and try again while the firing (or a newer one) is worth it. */
+  private void failed(Claim c, LeaseStoreException error) {
+    JobSlot slot = c.slot();
+    JobDefinition job = slot.job;
+    history.listener().storeUnavailable(job.name(), error);
+    Duration pause = FiringRules.backoff(c.attempt());
+    synchronized (slots.lock()) {
+      Instant retryAt = parts.clock().instant().plus(pause);
+      boolean worth =
+          FiringRules.worthRetrying(
+              job.schedule(), job.policy().misfireGrace(), c.firing(), retryAt);
+      if (!slots.accepting() || !worth) {
+        log.warn(
+            "store unreachable job={} firing={} attempt={}: {}; firing not run",
+            job.name(),
+            c.firing(),
+            c.attempt(),
+            error.toString());
+        if (slots.accepting()) {
+          slot.giveUp(c.firing(), Outcome.MISSED, "the store was unreachable");
+        }
+        idle(slot, null, false);
+        return;
+      }
+      log.warn(
+          "store unreachable job={} firing={} attempt={}: {}; retrying in {}ms",
+          job.name(),
+          c.firing(),
+          c.attempt(),
+          error.toString(),
+          pause.toMillis());
+      long step = slot.enter(JobSlot.Phase.BACKING_OFF);
+      slot.retry(parts.timer().schedule(() -> afterBackoff(slot, step, c), pause));
+    }
+  }
+
+  /** Timer: a lease poll is due; the same firing is claimed again. */
+  private void retry(JobSlot slot, long step, Claim c) {
+    synchronized (slots.lock()) {
+      if (!slot.inStep(step)) {
+        return;
+      }
+      if (!slots.accepting()) {
+        idle(slot, null, false);
+        return;
+      }
+      claim(slot, c.firing(), c.attempt());
+    }
+  }
+
+  /** Timer: the backoff ended; claims the latest due firing (coalescing) if still in its grace. */
+  private void afterBackoff(JobSlot slot, long step, Claim c) {
+    synchronized (slots.lock()) {
+      if (!slot.inStep(step)) {
+        return; // a newer firing took over (dispatch called the retry off)
+      }
+      if (!slots.accepting()) {
+        idle(slot, null, false);
+        return;
+      }
+      Instant now = parts.clock().instant();
+      JobDefinition job = slot.job;
+      Instant latest = rules.coalesce(job.schedule(), c.firing(), now).orElse(c.firing());
+      if (FiringRules.isMissed(job.policy().misfireGrace(), latest, now)) {
+        log.warn("firing not run job={} firing={}: store unreachable", job.name(), latest);
+        slot.giveUp(latest, Outcome.MISSED, "the store was unreachable");
+        idle(slot, null, false);
+        return;
+      }
+      claim(slot, latest, c.attempt() + 1);
+    }
+  }
+
+  // --- idle ------------------------------------------------------------------------------
+
+  /**
+   * (lock held) Nothing in flight for the job any more: claims the next queued firing, unless it is
+   * past its grace or it waited behind this node's own run ({@code ran}) for longer than the skew
+   * allowance (an overlap: given up, reported as skipped). Then reports unrun firings: at once, or,
+   * after a report step ({@code afterReports}) that left some undecided, after a pause.
+   */
+  private void idle(JobSlot slot, JobRun ran, boolean afterReports) {
+    slot.enter(JobSlot.Phase.IDLE);
+    JobDefinition job = slot.job;
+    Instant now = parts.clock().instant();
+    while (slots.accepting()) {
+      Instant queued = slot.pollQueued().orElse(null);
+      if (queued == null) {
+        break;
+      }
+      if (FiringRules.isMissed(job.policy().misfireGrace(), queued, now)) {
+        log.info("firing not run here job={} firing={}: past misfire-grace", job.name(), queued);
+        slot.giveUp(queued, Outcome.MISSED, "it came due while a claim or run was in flight");
+      } else if (ran != null && rules.olderThanSkew(queued, now)) {
+        String why = "previous firing " + ran.context().firing() + " still running";
+        slot.giveUp(
+            queued,
+            ran.context().leaseLost() ? Outcome.MISSED : Outcome.SKIPPED,
+            ran.context().leaseLost() ? why + " (its lease was lost)" : why);
+      } else {
+        claim(slot, queued, 1);
+        break;
+      }
+    }
+    if (!slots.accepting()) {
+      slot.clearQueued();
+    } else if (!slot.busy() && slot.hasUnrun()) {
+      if (afterReports) {
+        Duration pause = settlePause(job);
+        slot.settleTimer(parts.timer().schedule(() -> settleLater(slot), pause));
+      } else {
+        claim(slot, null, 0);
+      }
+    }
+    slots.changed();
+  }
+
+  /** Undecided reports wait about as long as a dead holder's lease can still last. */
+  private static Duration settlePause(JobDefinition job) {
+    Duration ttl = job.policy().ttl();
+    Duration min = Duration.ofSeconds(1);
+    return ttl.compareTo(min) < 0
+        ? min
+        : ttl.compareTo(FiringRules.MAX_BACKOFF) > 0 ? FiringRules.MAX_BACKOFF : ttl;
+  }
+
+  private void settleLater(JobSlot slot) {
+    synchronized (slots.lock()) {
+      if (slots.accepting() && !slot.busy() && slot.hasUnrun()) {
+        claim(slot, null, 0);
+      }
+    }
+  }
+}
