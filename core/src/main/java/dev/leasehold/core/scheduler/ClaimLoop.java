@@ -2,48 +2,38 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
-import dev.leasehold.core.lease.ClaimRequest;
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStoreException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * From a due firing to a run, in named steps: {@link #dispatch} (queue behind the job's claim or
- * run, or start a claim), {@link #flush} (claims that came due within the batching window go out
- * together), {@link #send} (reports of unrun firings first, then one {@code tryClaim}, or one
- * {@code claimAll} for several jobs), and one step per answer: {@link #won} starts the run, {@link
- * #held} waits briefly for an earlier firing's lease, {@link #alreadyRun} gives up, {@link #failed}
- * backs off (G8). {@link #idle} ends every path and takes the next queued firing.
+ * run, or start a claim step), {@link ClaimBatch} (claim steps due together go to the store
+ * together: reports of unrun firings first, then one {@code tryClaim}, or one {@code claimAll} for
+ * several jobs), and one step per answer: {@link #won} starts the run, {@link #held} waits briefly
+ * for an earlier firing's lease, {@link #alreadyRun} gives up, {@link #failed} backs off (G8).
+ * {@link #idle} ends every path and takes the next queued firing.
  *
  * <p>The timer thread only moves state and hands work to the workers; store calls and job bodies
  * run on workers. Slot state is guarded by {@link Slots#lock()}; methods named "(lock held)" must
  * be called with it.
  */
-final class ClaimLoop {
+final class ClaimLoop implements ClaimBatch.Answers {
   private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
 
   /** How often a claim refused by an earlier firing's lease is tried again. */
   static final Duration LEASE_POLL = Duration.ofMillis(100);
-
-  /** Most claims in one {@code claimAll}; larger batches are split. */
-  static final int MAX_BATCH = 500;
-
-  /** One claim step: reports of the slot's unrun firings, then {@code firing} (if any). */
-  private record Claim(JobSlot slot, Instant firing, int attempt) {}
 
   private final Slots slots;
   private final FiringRules rules;
   private final SchedulerParts parts;
   private final History history;
   private final UnrunFirings unrun;
-  private final Duration batchWindow;
-  private final List<Claim> batch = new ArrayList<>();
+  private final ClaimBatch batch;
 
   ClaimLoop(
       Slots slots,
@@ -57,7 +47,7 @@ final class ClaimLoop {
     this.parts = parts;
     this.history = history;
     this.unrun = unrun;
-    this.batchWindow = batchWindow;
+    this.batch = new ClaimBatch(slots, parts, unrun, this, batchWindow);
   }
 
   /** (lock held) A firing is due: claim it, or queue it behind the job's claim or run. */
@@ -67,13 +57,7 @@ final class ClaimLoop {
     }
     if (slot.busy()) {
       log.debug("firing job={} firing={}: queued behind its claim or run", slot.job.name(), firing);
-      slot.queue(firing)
-          .ifPresent(
-              dropped ->
-                  log.warn(
-                      "firing not run job={} firing={}: too many firings queued",
-                      slot.job.name(),
-                      dropped));
+      slot.queue(firing);
       return;
     }
     claim(slot, firing, 1);
@@ -81,13 +65,7 @@ final class ClaimLoop {
 
   /** (lock held) This node will not run {@code firing}; it is reported through a claim later. */
   void notRun(JobSlot slot, Instant firing, Outcome outcome, String why) {
-    slot.giveUp(firing, outcome, why)
-        .ifPresent(
-            dropped ->
-                log.warn(
-                    "firing not run job={} firing={}: too many unreported firings; not reported",
-                    slot.job.name(),
-                    dropped));
+    slot.giveUp(firing, outcome, why);
     if (!slot.busy()) {
       claim(slot, null, 0);
     }
@@ -95,10 +73,7 @@ final class ClaimLoop {
 
   /** (lock held) Stop: batched claims and pending retries are called off. */
   void stop() {
-    for (Claim c : batch) {
-      c.slot().enter(JobSlot.Phase.IDLE);
-    }
-    batch.clear();
+    batch.drop();
     for (JobSlot slot : slots.all()) {
       slot.cancelTimers();
       if (slot.phase() == JobSlot.Phase.BACKING_OFF
@@ -109,100 +84,34 @@ final class ClaimLoop {
     slots.changed();
   }
 
-  // --- claiming ---------------------------------------------------------------------------
+  // --- answers -----------------------------------------------------------------------------
 
-  /** (lock held) Puts a claim step into the batch; the first one opens the batching window. */
+  /** (lock held) A claim step for the slot: into the batch. */
   private void claim(JobSlot slot, Instant firing, int attempt) {
     slot.enter(JobSlot.Phase.CLAIMING);
-    batch.add(new Claim(slot, firing, attempt));
-    if (batch.size() == 1) {
-      parts.timer().schedule(this::flush, batchWindow);
-    }
+    batch.add(new ClaimBatch.Claim(slot, firing, attempt));
   }
 
-  /** Timer thread: the batching window closed; the batch goes to a worker. */
-  private void flush() {
-    List<Claim> claims;
-    synchronized (slots.lock()) {
-      claims = new ArrayList<>(batch);
-      batch.clear();
-    }
-    for (int i = 0; i < claims.size(); i += MAX_BATCH) {
-      List<Claim> part = claims.subList(i, Math.min(claims.size(), i + MAX_BATCH));
-      parts.workers().execute(() -> send(part));
-    }
+  @Override
+  public void stopped(ClaimBatch.Claim c) {
+    idle(c.slot(), null, false);
   }
 
-  /** Worker: reports first (in firing order, before any newer claim of the job), then claims. */
-  private void send(List<Claim> claims) {
-    synchronized (slots.lock()) {
-      if (!slots.accepting()) {
-        claims.forEach(c -> idle(c.slot(), null, false));
-        return;
-      }
-    }
-    List<Claim> toClaim = new ArrayList<>();
-    for (Claim c : claims) {
-      unrun.settle(c.slot());
-      if (c.firing() == null) {
-        synchronized (slots.lock()) {
-          idle(c.slot(), null, true);
-        }
-      } else {
-        toClaim.add(c);
-      }
-    }
-    if (toClaim.isEmpty()) {
-      return;
-    }
-    long sent = parts.ticker().nanoTime();
-    List<ClaimResult> answers = ask(toClaim);
-    if (answers.stream().anyMatch(a -> a.kind() != ClaimResult.Kind.FAILED)) {
+  @Override
+  public void reported(JobSlot slot) {
+    idle(slot, null, true);
+  }
+
+  @Override
+  public void answered(ClaimBatch.Claim c, ClaimResult answer, long sent) {
+    if (answer.kind() != ClaimResult.Kind.FAILED) {
       history.listener().storeAnswered();
     }
-    for (int i = 0; i < toClaim.size(); i++) {
-      Claim c = toClaim.get(i);
-      ClaimResult answer = answers.get(i);
-      switch (answer.kind()) {
-        case WON -> won(c, answer.lease(), sent);
-        case HELD -> held(c, answer.holder());
-        case ALREADY_RUN -> alreadyRun(c);
-        case FAILED -> failed(c, answer.failure());
-      }
-    }
-  }
-
-  /** One answer per claim, in order: {@code tryClaim} for one, {@code claimAll} for several. */
-  private List<ClaimResult> ask(List<Claim> claims) {
-    try {
-      if (claims.size() == 1) {
-        Claim c = claims.get(0);
-        return List.of(
-            parts
-                .store()
-                .tryClaim(
-                    c.slot().job.name(), c.firing(), parts.node(), c.slot().job.policy().ttl()));
-      }
-      List<ClaimRequest> requests =
-          claims.stream()
-              .map(
-                  c ->
-                      new ClaimRequest(
-                          c.slot().job.name(),
-                          c.firing(),
-                          parts.node(),
-                          c.slot().job.policy().ttl()))
-              .toList();
-      List<ClaimResult> answers = parts.store().claimAll(requests);
-      if (answers.size() != claims.size()) {
-        throw new LeaseStoreException(
-            "the store answered " + answers.size() + " of " + claims.size() + " claims");
-      }
-      return answers;
-    } catch (RuntimeException e) {
-      LeaseStoreException failure =
-          e instanceof LeaseStoreException l ? l : new LeaseStoreException(e.toString(), e);
-      return claims.stream().map(c -> ClaimResult.failed(failure)).toList();
+    switch (answer.kind()) {
+      case WON -> won(c, answer.lease(), sent);
+      case HELD -> held(c, answer.holder());
+      case ALREADY_RUN -> alreadyRun(c);
+      case FAILED -> failed(c, answer.failure());
     }
   }
 
@@ -211,7 +120,7 @@ final class ClaimLoop {
    * applies to it like to any run) — unless the answer came after the lease's validity, counted
    * from when the claim was sent: then nothing starts, and the firing is reported missed.
    */
-  private void won(Claim c, Lease lease, long sent) {
+  private void won(ClaimBatch.Claim c, Lease lease, long sent) {
     JobDefinition job = c.slot().job;
     if (!LeaseWatchdog.answeredInTime(sent, lease.ttl(), parts.ticker().nanoTime())) {
       unrun.report(
@@ -250,7 +159,7 @@ final class ClaimLoop {
    * whose clock runs ahead claimed early) then delays the firing instead of losing it; after that
    * it is given up, and reported through a claim once the lease is free.
    */
-  private void held(Claim c, String holder) {
+  private void held(ClaimBatch.Claim c, String holder) {
     history.listener().claimRefused(c.slot().job.name(), c.firing());
     JobSlot slot = c.slot();
     synchronized (slots.lock()) {
@@ -272,7 +181,7 @@ final class ClaimLoop {
     }
   }
 
-  private void alreadyRun(Claim c) {
+  private void alreadyRun(ClaimBatch.Claim c) {
     history.listener().claimRefused(c.slot().job.name(), c.firing());
     log.debug("claim refused job={} firing={}: already run", c.slot().job.name(), c.firing());
     synchronized (slots.lock()) {
@@ -281,7 +190,7 @@ final class ClaimLoop {
   }
 
   /** G8: back off and try again while the firing (or a newer one) is worth it. */
-  private void failed(Claim c, LeaseStoreException error) {
+  private void failed(ClaimBatch.Claim c, LeaseStoreException error) {
     JobSlot slot = c.slot();
     JobDefinition job = slot.job;
     history.listener().storeUnavailable(job.name(), error);
@@ -317,7 +226,7 @@ final class ClaimLoop {
   }
 
   /** Timer: a lease poll is due; the same firing is claimed again. */
-  private void retry(JobSlot slot, long step, Claim c) {
+  private void retry(JobSlot slot, long step, ClaimBatch.Claim c) {
     synchronized (slots.lock()) {
       if (!slot.inStep(step)) {
         return;
@@ -331,7 +240,7 @@ final class ClaimLoop {
   }
 
   /** Timer: the backoff ended; claims the latest due firing (coalescing) if still in its grace. */
-  private void afterBackoff(JobSlot slot, long step, Claim c) {
+  private void afterBackoff(JobSlot slot, long step, ClaimBatch.Claim c) {
     synchronized (slots.lock()) {
       if (!slot.inStep(step)) {
         return; // a newer firing took over (dispatch called the retry off)
@@ -388,22 +297,13 @@ final class ClaimLoop {
       slot.clearQueued();
     } else if (!slot.busy() && slot.hasUnrun()) {
       if (afterReports) {
-        Duration pause = settlePause(job);
+        Duration pause = FiringRules.reportPause(job.policy().ttl());
         slot.settleTimer(parts.timer().schedule(() -> settleLater(slot), pause));
       } else {
         claim(slot, null, 0);
       }
     }
     slots.changed();
-  }
-
-  /** Undecided reports wait about as long as a dead holder's lease can still last. */
-  private static Duration settlePause(JobDefinition job) {
-    Duration ttl = job.policy().ttl();
-    Duration min = Duration.ofSeconds(1);
-    return ttl.compareTo(min) < 0
-        ? min
-        : ttl.compareTo(FiringRules.MAX_BACKOFF) > 0 ? FiringRules.MAX_BACKOFF : ttl;
   }
 
   private void settleLater(JobSlot slot) {

@@ -107,6 +107,15 @@ final class FiringRules {
         || schedule.nextAfter(firing).map(n -> !n.isAfter(retryAt)).orElse(false);
   }
 
+  /**
+   * The pause before undecided reports of unrun firings are claimed again: about as long as a dead
+   * holder's lease can still last (its TTL), between 1 s and {@link #MAX_BACKOFF}.
+   */
+  static Duration reportPause(Duration ttl) {
+    Duration min = Duration.ofSeconds(1);
+    return ttl.compareTo(min) < 0 ? min : ttl.compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : ttl;
+  }
+
   /** The pause before claim attempt {@code attempt + 1}: 0.5 s, 1 s, 2 s … capped at 30 s. */
   static Duration backoff(int attempt) {
     long millis = 500L << Math.min(Math.max(attempt, 1) - 1, 10);

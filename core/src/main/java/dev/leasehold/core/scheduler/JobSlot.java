@@ -8,6 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One job's place in the scheduler: its phase, the firings queued behind its claim or run, and the
@@ -21,6 +23,7 @@ import java.util.TreeSet;
  * through a claim on it later ({@link UnrunFirings}).
  */
 final class JobSlot {
+  private static final Logger log = LoggerFactory.getLogger(JobSlot.class);
 
   /** What the job is doing on this node. */
   enum Phase {
@@ -126,10 +129,17 @@ final class JobSlot {
     settleTimer = null;
   }
 
-  /** Queues a firing behind the claim or run in flight; returns a firing dropped for room. */
-  Optional<Instant> queue(Instant firing) {
+  /**
+   * Queues a firing behind the claim or run in flight; past {@link #MAX_QUEUED} drops the oldest.
+   */
+  void queue(Instant firing) {
     queued.add(firing);
-    return queued.size() > MAX_QUEUED ? Optional.of(queued.pollFirst()) : Optional.empty();
+    if (queued.size() > MAX_QUEUED) {
+      log.warn(
+          "firing not run job={} firing={}: too many firings queued",
+          job.name(),
+          queued.pollFirst());
+    }
   }
 
   Optional<Instant> pollQueued() {
@@ -140,12 +150,15 @@ final class JobSlot {
     queued.clear();
   }
 
-  /** Remembers a firing this node did not run, to be reported; returns one dropped for room. */
-  Optional<Instant> giveUp(Instant firing, Outcome outcome, String why) {
+  /** Remembers a firing this node did not run, to be reported; past the bound drops the oldest. */
+  void giveUp(Instant firing, Outcome outcome, String why) {
     unrun.putIfAbsent(firing, new Unrun(outcome, why));
-    return unrun.size() > MAX_QUEUED
-        ? Optional.of(unrun.pollFirstEntry().getKey())
-        : Optional.empty();
+    if (unrun.size() > MAX_QUEUED) {
+      log.warn(
+          "firing not run job={} firing={}: too many unreported firings; not reported",
+          job.name(),
+          unrun.pollFirstEntry().getKey());
+    }
   }
 
   boolean hasUnrun() {
