@@ -265,10 +265,11 @@ final class ClaimLoop implements ClaimBatch.Answers {
   // --- idle ------------------------------------------------------------------------------
 
   /**
-   * (lock held) Nothing in flight for the job any more: claims the next queued firing, unless it is
-   * past its grace or it waited behind this node's own run ({@code ran}) for longer than the skew
-   * allowance (an overlap: given up, reported as skipped). Then reports unrun firings: at once, or,
-   * after a report step ({@code afterReports}) that left some undecided, after a pause.
+   * (lock held) Nothing in flight for the job any more: claims the next queued firing, unless it
+   * waited behind this node's own run ({@code ran}) for longer than the skew allowance (an overlap:
+   * given up, reported as skipped while that run's lease held, else missed) or is past its grace.
+   * Then reports unrun firings: at once, or, after a report step ({@code afterReports}) that left
+   * some undecided, after a pause.
    */
   private void idle(JobSlot slot, JobRun ran, boolean afterReports) {
     slot.enter(JobSlot.Phase.IDLE);
@@ -279,15 +280,15 @@ final class ClaimLoop implements ClaimBatch.Answers {
       if (queued == null) {
         break;
       }
-      if (FiringRules.isMissed(job.policy().misfireGrace(), queued, now)) {
-        log.info("firing not run here job={} firing={}: past misfire-grace", job.name(), queued);
-        slot.giveUp(queued, Outcome.MISSED, "it came due while a claim or run was in flight");
-      } else if (ran != null && rules.olderThanSkew(queued, now)) {
+      if (ran != null && rules.olderThanSkew(queued, now)) {
         String why = "previous firing " + ran.context().firing() + " still running";
         slot.giveUp(
             queued,
             ran.context().leaseLost() ? Outcome.MISSED : Outcome.SKIPPED,
             ran.context().leaseLost() ? why + " (its lease was lost)" : why);
+      } else if (FiringRules.isMissed(job.policy().misfireGrace(), queued, now)) {
+        log.info("firing not run here job={} firing={}: past misfire-grace", job.name(), queued);
+        slot.giveUp(queued, Outcome.MISSED, "it came due while a claim was in flight");
       } else {
         claim(slot, queued, 1);
         break;

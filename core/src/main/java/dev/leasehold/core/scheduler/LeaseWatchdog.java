@@ -16,10 +16,11 @@ import org.slf4j.LoggerFactory;
  * passed confers nothing: a late claim answer never starts a job ({@link #answeredInTime}), a late
  * renewal answer never extends the lease and counts as a loss.
  *
- * <p><b>Watchdog.</b> Renewals every {@code renew-every} on the workers; a refused renewal is a
- * loss at once; a renewal that cannot reach the store is retried at half the interval; an expiry
- * check fires on the timer when the validity ends, whether or not a renewal call is still hanging.
- * A loss is reported once, to the callback given at construction, outside this object's lock.
+ * <p><b>Watchdog.</b> Renewals every {@code renew-every} (counted from each send) on the workers; a
+ * refused renewal is a loss at once; a renewal that cannot reach the store is retried at half the
+ * interval; an expiry check fires on the timer when the validity ends, whether or not a renewal
+ * call is still hanging. A loss is reported once, to the callback given at construction, outside
+ * this object's lock.
  */
 final class LeaseWatchdog {
   private static final Logger log = LoggerFactory.getLogger(LeaseWatchdog.class);
@@ -126,7 +127,8 @@ final class LeaseWatchdog {
           validUntilNanos = validUntil(sent, ttl);
           cancel(expiryTask);
           scheduleExpiryCheck();
-          scheduleRenewal(renewEvery);
+          // the interval counts from the send, so a slow store does not stretch it
+          scheduleRenewal(renewEvery.minusNanos(Math.min(answered - sent, renewEvery.toNanos())));
           return;
         }
         lostWhy = "the renewal's answer came after the lease's validity had passed";
