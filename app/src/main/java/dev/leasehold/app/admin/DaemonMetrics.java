@@ -13,9 +13,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The daemon's metrics, fed by the scheduler's listener and by a wrapper around every job runner:
- * {@code leasehold_executions_total{job,outcome}}, {@code leasehold_claim_refusals_total{job}},
- * {@code leasehold_store_errors_total{job}} and {@code leasehold_running_jobs}. Created only when
- * the admin endpoint is on, which is the only place they are read.
+ * {@code leasehold_executions_total{job,outcome}}, {@code leasehold_firings_missed_total{job}},
+ * {@code leasehold_claim_refusals_total{job}}, {@code leasehold_store_errors_total{job}} and {@code
+ * leasehold_running_jobs}. Created only when the admin endpoint is on, which is the only place they
+ * are read.
  */
 public final class DaemonMetrics implements SchedulerListener {
   private final PrometheusMeterRegistry registry =
@@ -66,6 +67,15 @@ public final class DaemonMetrics implements SchedulerListener {
         .description("Executions by job and outcome")
         .tag("job", record.job())
         .tag("outcome", record.outcome().label())
+        .register(registry)
+        .increment();
+  }
+
+  @Override
+  public void firingMissed(String job, Instant firing) {
+    Counter.builder("leasehold.firings.missed")
+        .description("Firings no replica ran within their misfire grace, reported by this node")
+        .tag("job", job)
         .register(registry)
         .increment();
   }

@@ -166,15 +166,14 @@ final class ClaimLoop implements ClaimBatch.Answers {
       if (!slots.accepting()) {
         idle(slot, null, false);
       } else if (rules.olderThanSkew(c.firing(), parts.clock().instant())) {
-        log.debug(
-            "claim refused job={} firing={}: lease held by an earlier run", slot.job.name(), c);
+        log.debug("claim refused job={} firing={}: held, given up", slot.job.name(), c.firing());
         slot.giveUp(
             c.firing(),
             Outcome.MISSED,
             "its lease was held by an earlier firing" + (holder == null ? "" : " of " + holder));
         idle(slot, null, false);
       } else {
-        log.debug("claim refused job={} firing={}: lease busy, trying again", slot.job.name(), c);
+        log.debug("claim refused job={} firing={}: held, waiting", slot.job.name(), c.firing());
         long step = slot.enter(JobSlot.Phase.WAITING_FOR_LEASE);
         slot.retry(parts.timer().schedule(() -> retry(slot, step, c), LEASE_POLL));
       }
@@ -197,56 +196,54 @@ final class ClaimLoop implements ClaimBatch.Answers {
     Duration pause = FiringRules.backoff(c.attempt());
     synchronized (slots.lock()) {
       Instant retryAt = parts.clock().instant().plus(pause);
-      boolean worth =
-          FiringRules.worthRetrying(
-              job.schedule(), job.policy().misfireGrace(), c.firing(), retryAt);
-      if (!slots.accepting() || !worth) {
-        log.warn(
-            "store unreachable job={} firing={} attempt={}: {}; firing not run",
-            job.name(),
-            c.firing(),
-            c.attempt(),
-            error.toString());
-        if (slots.accepting()) {
-          slot.giveUp(c.firing(), Outcome.MISSED, "the store was unreachable");
-        }
-        idle(slot, null, false);
-        return;
-      }
+      boolean retry =
+          slots.accepting()
+              && FiringRules.worthRetrying(
+                  job.schedule(), job.policy().misfireGrace(), c.firing(), retryAt);
       log.warn(
-          "store unreachable job={} firing={} attempt={}: {}; retrying in {}ms",
+          "store unreachable job={} firing={} attempt={}: {}; {}",
           job.name(),
           c.firing(),
           c.attempt(),
           error.toString(),
-          pause.toMillis());
-      long step = slot.enter(JobSlot.Phase.BACKING_OFF);
-      slot.retry(parts.timer().schedule(() -> afterBackoff(slot, step, c), pause));
+          retry ? "retrying in " + pause.toMillis() + "ms" : "firing not run");
+      if (retry) {
+        long step = slot.enter(JobSlot.Phase.BACKING_OFF);
+        slot.retry(parts.timer().schedule(() -> afterBackoff(slot, step, c), pause));
+        return;
+      }
+      if (slots.accepting()) {
+        slot.giveUp(c.firing(), Outcome.MISSED, "the store was unreachable");
+      }
+      idle(slot, null, false);
     }
+  }
+
+  /** (lock held) Whether a retry timer of {@code step} still stands; goes idle after a stop. */
+  private boolean stillWanted(JobSlot slot, long step) {
+    if (!slot.inStep(step)) {
+      return false; // a newer firing took over (dispatch called the retry off), or a stop did
+    }
+    if (!slots.accepting()) {
+      idle(slot, null, false);
+      return false;
+    }
+    return true;
   }
 
   /** Timer: a lease poll is due; the same firing is claimed again. */
   private void retry(JobSlot slot, long step, ClaimBatch.Claim c) {
     synchronized (slots.lock()) {
-      if (!slot.inStep(step)) {
-        return;
+      if (stillWanted(slot, step)) {
+        claim(slot, c.firing(), c.attempt());
       }
-      if (!slots.accepting()) {
-        idle(slot, null, false);
-        return;
-      }
-      claim(slot, c.firing(), c.attempt());
     }
   }
 
   /** Timer: the backoff ended; claims the latest due firing (coalescing) if still in its grace. */
   private void afterBackoff(JobSlot slot, long step, ClaimBatch.Claim c) {
     synchronized (slots.lock()) {
-      if (!slot.inStep(step)) {
-        return; // a newer firing took over (dispatch called the retry off)
-      }
-      if (!slots.accepting()) {
-        idle(slot, null, false);
+      if (!stillWanted(slot, step)) {
         return;
       }
       Instant now = parts.clock().instant();
@@ -256,9 +253,9 @@ final class ClaimLoop implements ClaimBatch.Answers {
         log.warn("firing not run job={} firing={}: store unreachable", job.name(), latest);
         slot.giveUp(latest, Outcome.MISSED, "the store was unreachable");
         idle(slot, null, false);
-        return;
+      } else {
+        claim(slot, latest, c.attempt() + 1);
       }
-      claim(slot, latest, c.attempt() + 1);
     }
   }
 
@@ -274,29 +271,13 @@ final class ClaimLoop implements ClaimBatch.Answers {
   private void idle(JobSlot slot, JobRun ran, boolean afterReports) {
     slot.enter(JobSlot.Phase.IDLE);
     JobDefinition job = slot.job;
-    Instant now = parts.clock().instant();
-    while (slots.accepting()) {
-      Instant queued = slot.pollQueued().orElse(null);
-      if (queued == null) {
-        break;
-      }
-      if (ran != null && rules.olderThanSkew(queued, now)) {
-        String why = "previous firing " + ran.context().firing() + " still running";
-        slot.giveUp(
-            queued,
-            ran.context().leaseLost() ? Outcome.MISSED : Outcome.SKIPPED,
-            ran.context().leaseLost() ? why + " (its lease was lost)" : why);
-      } else if (FiringRules.isMissed(job.policy().misfireGrace(), queued, now)) {
-        log.info("firing not run here job={} firing={}: past misfire-grace", job.name(), queued);
-        slot.giveUp(queued, Outcome.MISSED, "it came due while a claim was in flight");
-      } else {
-        claim(slot, queued, 1);
-        break;
-      }
-    }
     if (!slots.accepting()) {
       slot.clearQueued();
-    } else if (!slot.busy() && slot.hasUnrun()) {
+    } else {
+      slot.nextQueued(parts.clock().instant(), ran, rules)
+          .ifPresent(queued -> claim(slot, queued, 1));
+    }
+    if (slots.accepting() && !slot.busy() && slot.hasUnrun()) {
       if (afterReports) {
         Duration pause = FiringRules.reportPause(job.policy().ttl());
         slot.settleTimer(parts.timer().schedule(() -> settleLater(slot), pause));

@@ -142,8 +142,26 @@ final class JobSlot {
     }
   }
 
-  Optional<Instant> pollQueued() {
-    return Optional.ofNullable(queued.pollFirst());
+  /**
+   * The next queued firing to claim. Firings that waited behind this node's own run ({@code ran},
+   * or {@code null} after a claim) for longer than the skew allowance are an overlap: given up, to
+   * be reported as skipped while that run's lease held, else missed. Firings past their grace are
+   * given up as missed.
+   */
+  Optional<Instant> nextQueued(Instant now, JobRun ran, FiringRules rules) {
+    for (Instant f = queued.pollFirst(); f != null; f = queued.pollFirst()) {
+      if (ran != null && rules.olderThanSkew(f, now)) {
+        String why = "previous firing " + ran.context().firing() + " still running";
+        boolean lost = ran.context().leaseLost();
+        giveUp(f, lost ? Outcome.MISSED : Outcome.SKIPPED, lost ? why + " (lease lost)" : why);
+      } else if (FiringRules.isMissed(job.policy().misfireGrace(), f, now)) {
+        log.info("firing not run here job={} firing={}: past misfire-grace", job.name(), f);
+        giveUp(f, Outcome.MISSED, "it came due while a claim was in flight");
+      } else {
+        return Optional.of(f);
+      }
+    }
+    return Optional.empty();
   }
 
   void clearQueued() {
