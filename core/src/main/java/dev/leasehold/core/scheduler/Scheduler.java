@@ -44,9 +44,6 @@ import org.slf4j.LoggerFactory;
 public final class Scheduler implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
-  /** Lateness of a timer that still counts as on time, even with a misfire grace of 0. */
-  static final Duration TIMER_TOLERANCE = FiringRules.TIMER_TOLERANCE;
-
   private static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
 
   /** Default for {@link Builder#clockSkewAllowance}. */
