@@ -34,7 +34,7 @@ class ArchitectureTest {
           .adapter("redis", "dev.leasehold.store.redis..")
           .adapter("mongo", "dev.leasehold.store.mongo..")
           .adapter("app", "dev.leasehold.app..")
-          // the app is the wiring: it may see every adapter (DESIGN §2)
+          // the app is the wiring: it may see every adapter (docs/architecture.md)
           .ignoreDependency(resideInAPackage("dev.leasehold.app.."), alwaysTrue());
 
   @ArchTest
