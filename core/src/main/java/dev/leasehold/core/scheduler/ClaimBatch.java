@@ -9,13 +9,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Claims that come due together go to the store together. The first claim step put in opens the
- * batching window (a timer task, default at the same tick); when it closes, the batch goes to a
- * worker, which first reports each job's unrun firings ({@link UnrunFirings}, in firing order,
- * before any newer claim of that job) and then asks the store once: {@code tryClaim} for one claim,
- * {@code claimAll} for several (names are distinct: a job has one claim in flight per node). Each
- * answer goes back to {@link Answers}, with the ticker reading taken before the call was sent.
- * Per-firing semantics are those of single claims; a batch that fails as a whole fails every entry.
+ * Claims that come due together go to the store together. At most one batch goes out per window
+ * (default 5 ms): a claim step that comes when no batch went out within the last window goes at the
+ * same timer tick (with whatever that tick made due), so a lone claim never waits; steps that come
+ * while a window is open wait for its end and go as one batch — under a burst of firings, one batch
+ * per window. A batch goes to a worker, which first reports each job's unrun firings ({@link
+ * UnrunFirings}, in firing order, before any newer claim of that job) and then asks the store once:
+ * {@code tryClaim} for one claim, {@code claimAll} for several (names are distinct: a job has one
+ * claim in flight per node). Each answer goes back to {@link Answers}, with the ticker reading
+ * taken before the call was sent. Per-firing semantics are those of single claims; a batch that
+ * fails as a whole fails every entry.
  */
 final class ClaimBatch {
 
@@ -45,6 +48,8 @@ final class ClaimBatch {
   private final Answers answers;
   private final Duration window;
   private final List<Claim> pending = new ArrayList<>();
+  private boolean flushed;
+  private long windowEnd;
 
   ClaimBatch(
       Slots slots, SchedulerParts parts, UnrunFirings unrun, Answers answers, Duration window) {
@@ -55,11 +60,12 @@ final class ClaimBatch {
     this.window = window;
   }
 
-  /** (lock held) Adds a claim step; the first one opens the window. */
+  /** (lock held) Adds a claim step; the first one of a batch sets the flush. */
   void add(Claim claim) {
     pending.add(claim);
     if (pending.size() == 1) {
-      parts.timer().schedule(this::flush, window);
+      long wait = flushed ? windowEnd - parts.ticker().nanoTime() : 0;
+      parts.timer().schedule(this::flush, Duration.ofNanos(Math.max(0, wait)));
     }
   }
 
@@ -77,6 +83,8 @@ final class ClaimBatch {
     synchronized (slots.lock()) {
       claims = new ArrayList<>(pending);
       pending.clear();
+      flushed = true;
+      windowEnd = parts.ticker().nanoTime() + window.toNanos();
     }
     for (int i = 0; i < claims.size(); i += MAX_BATCH) {
       List<Claim> part = claims.subList(i, Math.min(claims.size(), i + MAX_BATCH));

@@ -50,7 +50,7 @@ public final class Scheduler implements AutoCloseable {
   public static final Duration DEFAULT_SKEW_ALLOWANCE = Duration.ofSeconds(2);
 
   /** Default for {@link Builder#claimBatchWindow}. */
-  public static final Duration DEFAULT_BATCH_WINDOW = Duration.ZERO;
+  public static final Duration DEFAULT_BATCH_WINDOW = Duration.ofMillis(5);
 
   private final SchedulerParts parts;
   private final Slots slots;
@@ -209,9 +209,10 @@ public final class Scheduler implements AutoCloseable {
     }
 
     /**
-     * How long the first claim that comes due waits for others to join its batch (one {@link
-     * LeaseStore#claimAll} for firings of several jobs due together); default 0: a batch holds what
-     * the same timer tick made due, and no claim waits for others.
+     * At most one batch of claims ({@link LeaseStore#claimAll}) goes to the store per window;
+     * default 5 ms. A claim that comes when no batch went out within the last window goes at once,
+     * so batching delays claims only during a burst, by up to the window; 0 sends every timer
+     * tick's claims at once.
      */
     public Builder claimBatchWindow(Duration window) {
       if (window == null || window.isNegative()) {

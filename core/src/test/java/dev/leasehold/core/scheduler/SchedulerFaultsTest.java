@@ -320,6 +320,25 @@ class SchedulerFaultsTest {
     assertThat(history.all()).hasSize(6);
   }
 
+  @Test
+  void claimsThatComeDueWithinTheWindowAfterABatchGoTogetherAtItsEnd() {
+    SlowStore store = new SlowStore(server.client(), time);
+    List<JobDefinition> jobs = new ArrayList<>();
+    int[] offsetsMillis = {0, 2, 4};
+    for (int i = 0; i < offsetsMillis.length; i++) {
+      Schedule s = Schedule.every(Duration.ofMinutes(1), Duration.ofMillis(offsetsMillis[i]));
+      JobPolicy noCatchUp = JobPolicy.of(null, null, null, Duration.ZERO);
+      jobs.add(new JobDefinition("w" + i, s, noCatchUp, working(SECOND)));
+    }
+    replica("a", store, jobs.toArray(JobDefinition[]::new)).start();
+    time.advance(Duration.ofSeconds(5));
+
+    // w0 alone at once (one tryClaim); w1 (2 ms later) and w2 (4 ms) wait for the 5 ms window
+    // and go together in one claimAll
+    assertThat(store.batchSizes).containsExactly(2);
+    assertThat(ledger).extracting(Run::job).containsExactlyInAnyOrder("w0", "w1", "w2");
+  }
+
   // --- helpers ---------------------------------------------------------------------------------
 
   /**
