@@ -151,6 +151,28 @@ class SchedulerFaultsTest {
   }
 
   @Test
+  void firingsNobodyCouldClaimWhileTheStoreWasDownAreReportedMissedOnceWhenItReturns() {
+    JobDefinition tick =
+        new JobDefinition(
+            "tick",
+            Schedule.every(Duration.ofMinutes(10), Duration.ZERO),
+            JobPolicy.of(null, null, null, Duration.ofSeconds(30)),
+            working(SECOND));
+    server.setReachable(false);
+    replica("a", server.client(), tick).start();
+    replica("b", server.client(), tick).start();
+    time.advance(Duration.ofMinutes(12));
+    assertThat(history.all()).isEmpty(); // nothing can be decided while the store is down
+    server.setReachable(true);
+    time.advance(Duration.ofMinutes(10));
+
+    assertThat(recorded(Outcome.MISSED)).containsExactly(T0, T0.plusSeconds(600));
+    assertThat(missedHeard).containsExactlyInAnyOrder(T0, T0.plusSeconds(600));
+    assertThat(firingsRun()).containsExactly(T0.plusSeconds(1200));
+    assertAtMostOneRowPerFiring();
+  }
+
+  @Test
   void aResumedReplicaRecordsNothingForFiringsAnotherReplicaRan() {
     // SIGSTOP while it runs a firing, SIGCONT 23 s later: its lease expired, the other replica ran
     // the firings meanwhile, and the resumed one's late timer must not call them skipped
