@@ -1,6 +1,7 @@
 package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.schedule.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -72,11 +73,11 @@ final class FiringTimer {
       Instant due = target.get();
       if (FiringRules.isMissed(slot.job.policy().misfireGrace(), due, now)) {
         log.info(
-            "firing not run here job={} firing={}: timer {}ms late, beyond misfire-grace {}",
+            "firing not run here job={} firing={}: timer {} late, beyond misfire-grace {}",
             slot.job.name(),
             due,
-            Duration.between(due, now).toMillis(),
-            slot.job.policy().misfireGrace());
+            Durations.human(Duration.between(due, now)),
+            Durations.human(slot.job.policy().misfireGrace()));
         loop.notRun(slot, due, Outcome.MISSED, "this node's timer came past its misfire grace");
       } else {
         loop.dispatch(slot, due);

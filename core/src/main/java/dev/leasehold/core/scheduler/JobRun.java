@@ -8,10 +8,12 @@ import dev.leasehold.core.job.StopReason;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.schedule.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * One run of a job under a lease it holds: the body on the calling thread, its {@link
@@ -127,17 +129,37 @@ final class JobRun {
             outcome,
             result.exitCode(),
             detail);
-    log.info(
-        "execution job={} firing={} node={} fence={} trigger={} outcome={} duration={}ms{}",
-        job.name(),
-        context.firing(),
-        context.node(),
-        lease.fence(),
-        context.trigger().label(),
-        outcome.label(),
-        millis,
-        detail == null ? "" : " detail=\"" + detail + "\"");
+    // failures at WARN; the fields again as key-value pairs for JSON logs
+    log.atLevel(outcome == Outcome.SUCCEEDED ? Level.INFO : Level.WARN)
+        .addKeyValue("job", job.name())
+        .addKeyValue("firing", context.firing().toString())
+        .addKeyValue("node", context.node())
+        .addKeyValue("fence", lease.fence())
+        .addKeyValue("trigger", context.trigger().label())
+        .addKeyValue("outcome", outcome.label())
+        .addKeyValue("duration_ms", millis)
+        .log(
+            "execution job={} firing={} node={} fence={} trigger={} outcome={} duration={}{}",
+            job.name(),
+            context.firing(),
+            context.node(),
+            lease.fence(),
+            context.trigger().label(),
+            outcome.label(),
+            Durations.human(Duration.ofMillis(millis)),
+            detail == null ? "" : " detail=" + quoted(detail));
     return record;
+  }
+
+  /** A detail as one quoted token: quotes and backslashes escaped, line breaks as \\n. */
+  static String quoted(String detail) {
+    return "\""
+        + detail
+            .replace("\\", "\\\\")
+            .replace("\"", "\\\"")
+            .replace("\r", "\\r")
+            .replace("\n", "\\n")
+        + "\"";
   }
 
   private static Outcome outcomeOf(StopReason reason) {

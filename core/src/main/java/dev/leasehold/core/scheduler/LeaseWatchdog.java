@@ -1,6 +1,7 @@
 package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.schedule.Durations;
 import java.time.Duration;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -149,11 +150,11 @@ final class LeaseWatchdog {
       return;
     }
     log.warn(
-        "renewal failed job={} fence={}: {}; lease presumed valid for {}ms more",
+        "renewal failed job={} fence={}: {}; lease presumed valid for {} more",
         lease.name(),
         lease.fence(),
         error,
-        leftMillis);
+        Durations.human(Duration.ofMillis(leftMillis)));
   }
 
   private void checkExpiry() {
