@@ -6,6 +6,8 @@ import com.mongodb.client.MongoDatabase;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
+import java.util.Date;
+import java.util.function.Supplier;
 import org.bson.Document;
 
 /**
@@ -24,7 +26,9 @@ final class MongoStoreBackend implements StoreBackend {
         MongoErrors.call("client creation", () -> MongoClients.create(config.clientSettings()));
     this.database = client.getDatabase(config.database());
     // the client belongs to this backend: closing the lease store alone leaves it open
-    this.leases = new MongoLeaseStore(database.getCollection(config.leaseCollection()), () -> {});
+    this.leases =
+        new MongoLeaseStore(
+            database.getCollection(config.leaseCollection()), serverClock(database), () -> {});
     this.executions =
         new MongoExecutionLog(
             database.getCollection(config.executionCollection()), config.historyRetention());
@@ -34,9 +38,14 @@ final class MongoStoreBackend implements StoreBackend {
   static MongoLeaseStore leaseStoreOwningItsClient(MongoStoreConfig config) {
     MongoClient client =
         MongoErrors.call("client creation", () -> MongoClients.create(config.clientSettings()));
+    MongoDatabase database = client.getDatabase(config.database());
     return new MongoLeaseStore(
-        client.getDatabase(config.database()).getCollection(config.leaseCollection()),
-        client::close);
+        database.getCollection(config.leaseCollection()), serverClock(database), client::close);
+  }
+
+  /** The server's own time, from {@code hello.localTime}. */
+  private static Supplier<Date> serverClock(MongoDatabase database) {
+    return () -> database.runCommand(new Document("hello", 1)).getDate("localTime");
   }
 
   @Override

@@ -52,7 +52,8 @@ public final class Daemon {
     DaemonConfig config = prepared.config();
     try {
       Optional<StoreBackend> opened =
-          StoreOpener.openWithRetry(prepared.storeFactory(), config.store(), shutdownRequested);
+          StoreOpener.openWithRetry(
+              prepared.storeFactory(), config.store(), config.node(), shutdownRequested);
       if (opened.isEmpty()) {
         log.info("shutdown requested before the store answered");
         return 0;
