@@ -1,9 +1,11 @@
 package dev.leasehold.store.mongo;
 
+import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
 import java.util.Date;
@@ -43,9 +45,26 @@ final class MongoStoreBackend implements StoreBackend {
         database.getCollection(config.leaseCollection()), serverClock(database), client::close);
   }
 
-  /** The server's own time, from {@code hello.localTime}. */
+  /**
+   * The server's own time, from {@code hello.localTime} (or the older {@code isMaster}, for servers
+   * that predate {@code hello}).
+   */
   private static Supplier<Date> serverClock(MongoDatabase database) {
-    return () -> database.runCommand(new Document("hello", 1)).getDate("localTime");
+    return () -> {
+      Document answer;
+      try {
+        answer = database.runCommand(new Document("hello", 1));
+      } catch (MongoCommandException e) {
+        answer = database.runCommand(new Document("isMaster", 1));
+      }
+      Date now = answer.getDate("localTime");
+      if (now == null) {
+        throw new IncompatibleStoreException(
+            "MongoDB read of the server's time: the server does not tell its time (no localTime in"
+                + " hello or isMaster)");
+      }
+      return now;
+    };
   }
 
   @Override

@@ -180,12 +180,12 @@ class MongoWireServerLeaseStoreTest {
           .allMatch(d -> d == FIRING.toEpochMilli() || d == FIRING.plusSeconds(60).toEpochMilli());
     }
     List<BsonDocument> inserts = commands.stream().filter(c -> c.containsKey("insert")).toList();
-    assertThat(inserts).as("the name's free document, created once").hasSize(1);
-    List<Long> insertDates = new ArrayList<>();
-    collectDates(inserts.get(0), insertDates);
-    assertThat(insertDates)
-        .as("the free document ended at the epoch, no clock read")
-        .containsOnly(0L);
+    assertThat(inserts).as("the name's free document, tried by each first caller").isNotEmpty();
+    for (BsonDocument insert : inserts) {
+      List<Long> insertDates = new ArrayList<>();
+      collectDates(insert, insertDates);
+      assertThat(insertDates).as("a free document ends at the epoch: %s", insert).containsOnly(0L);
+    }
     assertThat(commands.stream().filter(c -> c.containsKey("aggregate")).toList())
         .allSatisfy(
             c ->

@@ -130,10 +130,10 @@ class StoreSelfCheckTest {
           case NEVER_EXPIRES -> real.claim(name, firing, holder, ttl.plusHours(1));
           case FENCE_STANDS_STILL ->
               real.claim(name, firing, holder, ttl)
-                  .map(l -> new Lease(name, holder, l.token(), 1, ttl, l.leaseUntil()));
+                  .map(l -> new Lease(name, holder, l.token(), 1, ttl, l.expiresAt()));
           case FORGETS_THE_NAME ->
               real.claim(name + "x", firing, holder, ttl)
-                  .map(l -> new Lease(name, holder, l.token(), l.fence(), ttl, l.leaseUntil()));
+                  .map(l -> new Lease(name, holder, l.token(), l.fence(), ttl, l.expiresAt()));
           default -> real.claim(name, firing, holder, ttl);
         };
       }
