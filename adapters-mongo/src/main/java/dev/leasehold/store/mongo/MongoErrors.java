@@ -58,7 +58,7 @@ final class MongoErrors {
   }
 
   /** What the server said, without the full response the driver appends. */
-  static String serverMessage(MongoServerException e) {
+  static String serverMessage(MongoException e) {
     if (e instanceof MongoCommandException c) {
       return c.getErrorMessage();
     }

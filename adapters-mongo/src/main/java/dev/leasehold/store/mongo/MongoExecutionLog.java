@@ -97,7 +97,7 @@ public final class MongoExecutionLog implements ExecutionLog {
           "history index on {} not created: the server does not support it ({}); history works,"
               + " reads scan the collection",
           executions.getNamespace(),
-          e.getMessage());
+          MongoErrors.serverMessage(e));
     }
     try {
       executions.createIndex(
@@ -111,7 +111,7 @@ public final class MongoExecutionLog implements ExecutionLog {
             "history retention not enforced on {}: the server does not support TTL indexes ({});"
                 + " old records stay until deleted by hand",
             executions.getNamespace(),
-            e.getMessage());
+            MongoErrors.serverMessage(e));
         indexed = true;
         return;
       }
