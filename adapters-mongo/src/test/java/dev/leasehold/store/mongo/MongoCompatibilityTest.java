@@ -42,7 +42,8 @@ class MongoCompatibilityTest {
   @BeforeEach
   void freshDatabase() {
     String database = "compat_" + UUID.randomUUID().toString().substring(0, 8);
-    settings = WireServer.settings(server.url(database), Map.of());
+    // generous: these tests judge answers, never durations, and share the machine with others
+    settings = WireServer.settings(server.url(database), Duration.ofSeconds(10), Map.of());
   }
 
   @AfterEach
@@ -125,7 +126,7 @@ class MongoCompatibilityTest {
     server.set(Flaw.IGNORES_TOKEN_IN_UPDATES);
     assertThatThrownBy(this::selfCheck)
         .isInstanceOf(IncompatibleStoreException.class)
-        .hasMessageContaining("renewed or released a lease for a wrong token");
+        .hasMessageContaining("released a lease for a wrong token");
   }
 
   @Test

@@ -28,7 +28,7 @@ import java.util.function.LongSupplier;
  *   <li>the store keeps what it was told: the name, the holder, the firing and the fence (G1);
  *   <li>the same firing is refused the second time, and a second client is refused while the lease
  *       lives, for a claim and for an acquire (G1);
- *   <li>a wrong token neither renews nor releases the lease; the right one releases it (G7);
+ *   <li>a wrong token does not release the lease; the right one does (G7);
  *   <li>a released firing is still refused: the watermark holds (G1, G2);
  *   <li>a lease with a {@link #SHORT_TTL} is not taken before the TTL, and is claimable after it on
  *       the store's clock (G3), with a larger fence (G6).
@@ -153,8 +153,10 @@ public final class StoreSelfCheck {
     }
     Lease forged =
         new Lease(name, holder, LeaseArguments.newToken(), lease.fence(), HOLD_TTL, null);
-    if (second.renew(forged, HOLD_TTL) || second.release(forged)) {
-      throw fail("the server renewed or released a lease for a wrong token");
+    // release only: a refused renewal is logged as a lost lease by every store, a refused release
+    // at debug level, and a start-up must not log a lost lease that never was
+    if (second.release(forged)) {
+      throw fail("the server released a lease for a wrong token");
     }
     if (!first.release(lease)) {
       throw fail("the server refused to release a lease by its own token");
