@@ -53,7 +53,7 @@ class ArchitectureTest {
           // that adapters do not see each other is the slice rule noAdapterDependsOnAnother
           .adapter("stores", STORES)
           .adapter("app", "dev.leasehold.app..")
-          // the app is the wiring: it may see every adapter (DESIGN §2)
+          // the app is the wiring: it may see every adapter (docs/architecture.md)
           .ignoreDependency(resideInAPackage("dev.leasehold.app.."), alwaysTrue());
 
   @ArchTest

@@ -88,9 +88,10 @@ public final class NoWatermarkStoreType {
   }
 
   /**
-   * Ignores the firing: plain mutual exclusion, exactly the naive lock the design warns about. It
-   * behaves on the start-up self-check's scratch names only (a bug that hides from a probe), so the
-   * daemons start and the ledger checker is the one that must catch the duplicates.
+   * Ignores the firing: plain mutual exclusion, exactly the naive "insert a row as a lock" that
+   * duplicates under clock skew. It behaves on the start-up self-check's scratch names only (a bug
+   * that hides from a probe), so the daemons start and the ledger checker is the one that must
+   * catch the duplicates.
    */
   private record NoWatermarkLeaseStore(LeaseStore delegate) implements LeaseStore {
     @Override
