@@ -11,6 +11,7 @@ import dev.leasehold.app.wiring.JobDefinitions;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
 import dev.leasehold.core.job.JobRunner;
+import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.JobDefinition;
 import dev.leasehold.core.scheduler.Scheduler;
 import dev.leasehold.core.scheduler.SchedulerListener;
@@ -57,7 +58,8 @@ public final class Daemon {
           config.jobs().size(),
           StoreOpener.describe(config.store()));
       Optional<StoreBackend> opened =
-          StoreOpener.openWithRetry(prepared.storeFactory(), config.store(), shutdownRequested);
+          StoreOpener.openWithRetry(
+              prepared.storeFactory(), config.store(), config.node(), shutdownRequested);
       if (opened.isEmpty()) {
         log.info("shutdown requested before the store answered");
         return 0;
@@ -95,7 +97,7 @@ public final class Daemon {
             ManagementFactory.getRuntimeMXBean().getUptime());
         awaitShutdown();
         log.info(
-            "stopping: waiting up to {} ms for running jobs", config.shutdownGrace().toMillis());
+            "stopping: waiting up to {} for running jobs", Durations.human(config.shutdownGrace()));
         if (admin != null) {
           admin.close();
         }
