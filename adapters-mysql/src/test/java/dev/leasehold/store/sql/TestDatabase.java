@@ -123,7 +123,7 @@ final class TestDatabase implements AutoCloseable {
   LeaseStore leaseStore(StoreSettings settings) {
     HikariDataSource pool =
         SqlStoreFactory.pool(vendor, settings, settings.commandTimeout(), 5, "t");
-    return new SqlLeaseStore(pool, vendor.dialect, pool);
+    return new SqlLeaseStore(pool, vendor, pool);
   }
 
   /** Runs {@code work} on a pooled connection configured as the store's are. */
