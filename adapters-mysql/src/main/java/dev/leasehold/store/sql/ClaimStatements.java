@@ -219,12 +219,17 @@ abstract class ClaimStatements {
     }
   }
 
-  /** The rows of {@code attempts}' names as they are, without a token: refusals' reasons. */
+  /**
+   * The rows of {@code attempts}' names as they are now: the refusals' reasons, and on H2 also the
+   * check that a row the MERGE did not report is not in fact this claim's own (the caller tells won
+   * from refused by the token, whichever statement returned the row).
+   */
   static List<ClaimRow> read(Connection c, List<ClaimAttempt> attempts) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT lock_key, NULL, holder, fence, last_fire, lease_until FROM task_lock"
-                + " WHERE lock_key IN ("
+            "SELECT "
+                + COLUMNS
+                + " FROM task_lock WHERE lock_key IN ("
                 + repeat("?", attempts.size())
                 + ")")) {
       int i = 1;
