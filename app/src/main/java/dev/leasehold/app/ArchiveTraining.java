@@ -57,8 +57,9 @@ public final class ArchiveTraining {
     } finally {
       delete(dir);
     }
-    System.err.println(
-        "archive training: done" + (failures == 0 ? "" : ", " + failures + " command(s) failed"));
+    if (failures > 0) {
+      System.err.println("archive training: " + failures + " command(s) failed");
+    }
     // the JVM writes the archive while it exits; no thread of the commands may hold it up
     System.exit(0);
   }
