@@ -176,7 +176,7 @@ public final class BenchChart {
         if (value == null) {
           continue;
         }
-        int width = (int) Math.max(1, Math.round(520 * value / max));
+        int width = (int) Math.max(1, Math.round(400 * value / max));
         out.add(
             String.format(
                 Locale.ROOT,
