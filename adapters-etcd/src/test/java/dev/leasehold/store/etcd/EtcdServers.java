@@ -69,7 +69,12 @@ public final class EtcdServers implements AutoCloseable {
               .map(m -> m.name + "=http://127.0.0.1:" + m.peerPort)
               .collect(Collectors.joining(","));
       cluster.members.forEach(m -> m.start(initial));
-      cluster.members.forEach(Member::awaitHealthy);
+      try {
+        cluster.members.forEach(Member::awaitHealthy);
+      } catch (RuntimeException e) {
+        cluster.close();
+        throw e;
+      }
       return cluster;
     } catch (IOException e) {
       throw new IllegalStateException("cannot start etcd", e);
@@ -198,7 +203,7 @@ public final class EtcdServers implements AutoCloseable {
               "--initial-cluster",
               initial,
               "--initial-cluster-token",
-              "leasehold-test-" + peerPort,
+              "leasehold-test-" + initial.hashCode(),
               "--auto-compaction-mode",
               "revision",
               "--auto-compaction-retention",
