@@ -33,6 +33,7 @@ class ArchitectureTest {
           .adapter("sql", "dev.leasehold.store.sql..")
           .adapter("redis", "dev.leasehold.store.redis..")
           .adapter("mongo", "dev.leasehold.store.mongo..")
+          .adapter("etcd", "dev.leasehold.store.etcd..")
           .adapter("app", "dev.leasehold.app..")
           // the app is the wiring: it may see every adapter (DESIGN §2)
           .ignoreDependency(resideInAPackage("dev.leasehold.app.."), alwaysTrue());
