@@ -46,17 +46,17 @@ final class ZooKeeperExecutionLog implements ExecutionLog {
   public void record(ExecutionRecord record) {
     paths.ensureLayout(session);
     String parent = paths.history(record.job());
-    session.ensure(parent);
     byte[] data = encode(record).getBytes(StandardCharsets.UTF_8);
     String created;
     try {
-      created =
-          session.call(
-              () ->
-                  session
-                      .zk()
-                      .create(
-                          parent + "/r-", data, session.acl(), CreateMode.PERSISTENT_SEQUENTIAL));
+      created = create(parent, data);
+    } catch (KeeperException.NoNodeException e) {
+      session.ensure(parent); // the job's first record
+      try {
+        created = create(parent, data);
+      } catch (KeeperException again) {
+        throw session.failure(again);
+      }
     } catch (KeeperException e) {
       throw session.failure(e);
     }
@@ -64,6 +64,14 @@ final class ZooKeeperExecutionLog implements ExecutionLog {
     if (sequence % TRIM_EVERY == 0 && sequence >= maxPerJob) {
       trim(parent);
     }
+  }
+
+  private String create(String parent, byte[] data) throws KeeperException {
+    return session.call(
+        () ->
+            session
+                .zk()
+                .create(parent + "/r-", data, session.acl(), CreateMode.PERSISTENT_SEQUENTIAL));
   }
 
   private void trim(String parent) {

@@ -247,6 +247,11 @@ final class ZooKeeperLeaseStore implements LeaseStore {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
+  /** For tests: the session this store's leases are created in. */
+  ZooKeeperSession session() {
+    return session;
+  }
+
   @Override
   public void close() {
     session.close();

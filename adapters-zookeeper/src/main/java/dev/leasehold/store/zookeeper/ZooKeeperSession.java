@@ -101,16 +101,29 @@ final class ZooKeeperSession implements AutoCloseable {
     }
   }
 
-  /** A read-only {@code multi} of {@code getData} operations: one consistent round trip. */
+  /**
+   * A read-only {@code multi} of {@code getData} operations: one consistent round trip. A missing
+   * node answers an {@link OpResult.ErrorResult} with {@code NONODE}; any other error (no
+   * permission, for one) fails the read.
+   */
   List<OpResult> read(List<String> paths) {
+    List<OpResult> results;
     try {
-      return zk().multi(paths.stream().map(Op::getData).toList());
+      results = zk().multi(paths.stream().map(Op::getData).toList());
     } catch (KeeperException e) {
       throw failure(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new LeaseStoreException("interrupted while calling ZooKeeper", e);
     }
+    for (int i = 0; i < results.size(); i++) {
+      if (results.get(i) instanceof OpResult.ErrorResult error
+          && error.getErr() != KeeperException.Code.NONODE.intValue()) {
+        throw failure(
+            KeeperException.create(KeeperException.Code.get(error.getErr()), paths.get(i)));
+      }
+    }
+    return results;
   }
 
   /** Writes the clock node and returns the time the ensemble's leader stamped on that write. */
@@ -122,14 +135,20 @@ final class ZooKeeperSession implements AutoCloseable {
     }
   }
 
-  /** Creates a persistent node and its parents unless it exists. */
+  /** Creates a persistent node and its parents unless they exist. */
   void ensure(String path) {
-    try {
-      curator.create().creatingParentsIfNeeded().withACL(acl).forPath(path);
-    } catch (KeeperException.NodeExistsException e) {
-      // already there
-    } catch (Exception e) {
-      throw new LeaseStoreException("ZooKeeper " + description + ": cannot create " + path, e);
+    int from = 1;
+    while (from > 0) {
+      int slash = path.indexOf('/', from);
+      String prefix = slash < 0 ? path : path.substring(0, slash);
+      try {
+        call(() -> zk().create(prefix, new byte[0], acl, CreateMode.PERSISTENT));
+      } catch (KeeperException.NodeExistsException e) {
+        // already there
+      } catch (KeeperException e) {
+        throw failure(e);
+      }
+      from = slash < 0 ? -1 : slash + 1;
     }
   }
 
