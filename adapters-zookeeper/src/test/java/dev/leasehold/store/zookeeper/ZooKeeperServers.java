@@ -113,6 +113,17 @@ public final class ZooKeeperServers implements AutoCloseable {
         + chroot;
   }
 
+  /** The index of the server whose {@code srvr} says {@code Mode: leader}. */
+  public int leader() {
+    for (int i = 0; i < servers.size(); i++) {
+      String answer = servers.get(i).fourLetters("srvr");
+      if (answer != null && answer.contains("Mode: leader")) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("no ZooKeeper server says it leads");
+  }
+
   /** The ensemble's connect string, without chroot. */
   public String connectString() {
     return servers.stream().map(s -> "127.0.0.1:" + s.clientPort).collect(Collectors.joining(","));
