@@ -34,6 +34,7 @@ class ArchitectureTest {
           .adapter("redis", "dev.leasehold.store.redis..")
           .adapter("mongo", "dev.leasehold.store.mongo..")
           .adapter("etcd", "dev.leasehold.store.etcd..")
+          .adapter("zookeeper", "dev.leasehold.store.zookeeper..")
           .adapter("app", "dev.leasehold.app..")
           // the app is the wiring: it may see every adapter (DESIGN §2)
           .ignoreDependency(resideInAPackage("dev.leasehold.app.."), alwaysTrue());
@@ -58,6 +59,8 @@ class ArchitectureTest {
               "com.google.inject..",
               "io.lettuce..",
               "com.mongodb..",
+              "org.apache.zookeeper..",
+              "org.apache.curator..",
               "org.bson..",
               "org.jooq..",
               "org.flywaydb..",
