@@ -36,7 +36,7 @@ class ArchitectureTest {
           .adapter("etcd", "dev.leasehold.store.etcd..")
           .adapter("zookeeper", "dev.leasehold.store.zookeeper..")
           .adapter("app", "dev.leasehold.app..")
-          // the app is the wiring: it may see every adapter (DESIGN §2)
+          // the app is the wiring: it may see every adapter (docs/architecture.md)
           .ignoreDependency(resideInAPackage("dev.leasehold.app.."), alwaysTrue());
 
   @ArchTest

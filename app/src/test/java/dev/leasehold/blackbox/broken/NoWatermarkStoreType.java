@@ -86,7 +86,10 @@ public final class NoWatermarkStoreType {
     }
   }
 
-  /** Ignores the firing: plain mutual exclusion, exactly the naive lock DESIGN warns about. */
+  /**
+   * Ignores the firing: plain mutual exclusion, exactly the naive "insert a row as a lock" that
+   * duplicates under clock skew.
+   */
   private record NoWatermarkLeaseStore(LeaseStore delegate) implements LeaseStore {
     @Override
     public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
