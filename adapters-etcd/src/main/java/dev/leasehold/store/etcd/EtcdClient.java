@@ -149,7 +149,7 @@ final class EtcdClient {
       } catch (IOException e) {
         current.compareAndSet(index, (index + 1) % endpoints.size());
         throw new LeaseStoreException(
-            "etcd " + redacted(endpoint) + path + " failed: " + describe(e), e);
+            "etcd " + redacted(endpoint.resolve(path)) + " failed: " + describe(e), e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new LeaseStoreException("interrupted while calling etcd", e);
@@ -169,8 +169,7 @@ final class EtcdClient {
     } catch (IOException e) {
       throw new LeaseStoreException(
           "etcd "
-              + redacted(endpoint)
-              + path
+              + redacted(endpoint.resolve(path))
               + " answered "
               + response.statusCode()
               + " with no JSON",
@@ -187,8 +186,7 @@ final class EtcdClient {
       }
       throw new LeaseStoreException(
           "etcd "
-              + redacted(endpoint)
-              + path
+              + redacted(endpoint.resolve(path))
               + " answered "
               + response.statusCode()
               + ": "

@@ -264,12 +264,16 @@ final class ZooKeeperLeaseStore implements LeaseStore {
 
   /** The data of a lease node. */
   record LeaseNode(String token, long ttlMillis, String holder) {
+    /**
+     * Data that is not a lease node's (written by hand, say) reads as a lease without token or TTL:
+     * nobody can renew or release it, and a claim replaces it as expired.
+     */
     static LeaseNode parse(String data) {
       String[] parts = data == null ? new String[0] : data.split(" ", 3);
-      if (parts.length < 3) {
-        return new LeaseNode("", 0, "");
+      if (parts.length == 3 && parts[1].matches("[0-9]{1,18}")) {
+        return new LeaseNode(parts[0], Long.parseLong(parts[1]), parts[2]);
       }
-      return new LeaseNode(parts[0], Long.parseLong(parts[1]), parts[2]);
+      return new LeaseNode("", 0, "");
     }
 
     /** Live while the leader's clock has not passed the last write plus the TTL. */

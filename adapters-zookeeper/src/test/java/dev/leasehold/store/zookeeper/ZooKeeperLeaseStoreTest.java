@@ -172,6 +172,15 @@ class ZooKeeperLeaseStoreTest {
   }
 
   @Test
+  void aLeaseNodeOverwrittenWithForeignDataIsNoLease() throws Exception {
+    Lease lease = store.claim(name, F1, "node-a", WITHIN_SESSION).orElseThrow();
+    store.session().zk().setData(leasePath(), "not a lease".getBytes(StandardCharsets.UTF_8), -1);
+    assertThat(store.renew(lease, WITHIN_SESSION)).isFalse();
+    assertThat(store.inspect(name).orElseThrow().held()).isFalse();
+    assertThat(open(zookeeper.settings()).claim(name, F2, "node-b", LONG)).isPresent();
+  }
+
+  @Test
   void digestCredentialsProtectTheNodes() {
     StoreSettings base = zookeeper.settings();
     StoreSettings secured =
