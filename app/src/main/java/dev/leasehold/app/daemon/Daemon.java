@@ -57,7 +57,8 @@ public final class Daemon {
           config.jobs().size(),
           StoreOpener.describe(config.store()));
       Optional<StoreBackend> opened =
-          StoreOpener.openWithRetry(prepared.storeFactory(), config.store(), shutdownRequested);
+          StoreOpener.openWithRetry(
+              prepared.storeFactory(), config.store(), config.node(), shutdownRequested);
       if (opened.isEmpty()) {
         log.info("shutdown requested before the store answered");
         return 0;
