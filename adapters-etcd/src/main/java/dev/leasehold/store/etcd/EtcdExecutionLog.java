@@ -20,10 +20,11 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * History as one key per record under {@code <prefix>history/<job>/}, newest first by the revision
- * that wrote it. Retention is bounded per job: the write and a count of the job's records go in one
- * transaction, and when the count passes {@code history-max} the oldest keys (their names begin
- * with the recording time) are deleted with one range delete.
+ * History as one key per record under {@code <prefix>history/<job>/}: the {@code limit} records
+ * written last (by revision), newest first by start time. Retention is bounded per job: the write
+ * and a count of the job's records go in one transaction, and when the count passes {@code
+ * history-max} the oldest keys (their names begin with the recording time) are deleted with one
+ * range delete.
  */
 final class EtcdExecutionLog implements ExecutionLog {
   static final long DEFAULT_MAX_PER_JOB = 1000;
@@ -108,6 +109,9 @@ final class EtcdExecutionLog implements ExecutionLog {
     for (JsonNode kv : client.call("/v3/kv/range", request).path("kvs")) {
       records.add(fromJson(text(kv.get("value"))));
     }
+    // the latest written, newest first by when the run started, as every store orders history
+    // (a stable sort: records that started in the same millisecond stay newest-written first)
+    records.sort(java.util.Comparator.comparing(ExecutionRecord::startedAt).reversed());
     return records;
   }
 

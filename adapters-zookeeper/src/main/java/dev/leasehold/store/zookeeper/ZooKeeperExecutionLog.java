@@ -116,7 +116,12 @@ final class ZooKeeperExecutionLog implements ExecutionLog {
         byZxid.put(statOf(r).getCzxid(), decode(dataOf(r)));
       }
     }
-    return byZxid.values().stream().limit(limit).toList();
+    // the latest written, newest first by when the run started, as every store orders history
+    // (a stable sort: records that started in the same millisecond stay newest-written first)
+    return byZxid.values().stream()
+        .limit(limit)
+        .sorted(Comparator.comparing(ExecutionRecord::startedAt).reversed())
+        .toList();
   }
 
   /** Children sorted by name (for sequential nodes: oldest first); none when the parent is gone. */
