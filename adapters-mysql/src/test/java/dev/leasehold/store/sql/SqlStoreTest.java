@@ -2,6 +2,7 @@ package dev.leasehold.store.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
@@ -77,6 +78,23 @@ abstract class SqlStoreTest {
                         DSL.table(DSL.name(SqlMigrations.HISTORY_TABLE)),
                         DSL.field(DSL.name("version")).eq("1")))
                 .isEqualTo(1));
+  }
+
+  /** Opening a store whose schema is current runs one query and none of Flyway. */
+  @Test
+  void oneQueryTellsWhetherTheSchemaIsCurrent() {
+    try (TestDatabase fresh = freshDatabase();
+        HikariDataSource pool =
+            SqlStoreFactory.pool(
+                fresh.vendor, fresh.settings(), TestDatabase.TIMEOUT, 1, "current")) {
+      assertThat(SqlMigrations.isCurrent(pool)).isFalse();
+      fresh.migrated();
+      assertThat(SqlMigrations.isCurrent(pool)).isTrue();
+      // a history without the newest version: Flyway has work to do
+      fresh.withDsl(
+          db -> db.deleteFrom(DSL.table(DSL.name(SqlMigrations.HISTORY_TABLE))).execute());
+      assertThat(SqlMigrations.isCurrent(pool)).isFalse();
+    }
   }
 
   @Test

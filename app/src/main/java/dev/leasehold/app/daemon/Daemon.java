@@ -11,6 +11,7 @@ import dev.leasehold.app.wiring.JobDefinitions;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
 import dev.leasehold.core.job.JobRunner;
+import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.JobDefinition;
 import dev.leasehold.core.scheduler.Scheduler;
 import dev.leasehold.core.scheduler.SchedulerListener;
@@ -96,7 +97,7 @@ public final class Daemon {
             ManagementFactory.getRuntimeMXBean().getUptime());
         awaitShutdown();
         log.info(
-            "stopping: waiting up to {} ms for running jobs", config.shutdownGrace().toMillis());
+            "stopping: waiting up to {} for running jobs", Durations.human(config.shutdownGrace()));
         if (admin != null) {
           admin.close();
         }
