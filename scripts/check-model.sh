@@ -24,6 +24,7 @@ variants=(
   "late-answer-starts fail -DBROKEN_LATE_START"
   "no-watermark fail -DBROKEN_NO_WATERMARK"
   "no-safety-margin fail -DBROKEN_NO_MARGIN"
+  "renewal-without-token fail -DBROKEN_NO_TOKEN"
   "store-without-persistence fail -DVOLATILE"
 )
 

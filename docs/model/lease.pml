@@ -39,6 +39,7 @@
  *   -DBROKEN_LATE_START     a claim answer that arrives after the validity still starts the job
  *   -DBROKEN_NO_WATERMARK   the store grants a claim for a firing already claimed
  *   -DBROKEN_NO_MARGIN      no safety margin although the replica's clock may run slow
+ *   -DBROKEN_NO_TOKEN       a renewal does not compare the holder's token
  *   -DVOLATILE              the store restarts without persistence
  */
 
@@ -110,7 +111,11 @@ inline serve(i) {
      fi
   :: kind == RENEW ->
      if
+#ifdef BROKEN_NO_TOKEN
+     :: sLeft > 0 -> sLeft = TTL; sDrift = 0; rep[i]!RENEWED,0,0
+#else
      :: sLeft > 0 && sHolder == arg -> sLeft = TTL; sDrift = 0; rep[i]!RENEWED,0,0
+#endif
      :: else -> rep[i]!REFUSED,0,0
      fi
   :: kind == RELEASE ->

@@ -114,16 +114,19 @@ final class Relay implements AutoCloseable {
     }
   }
 
-  /** Waits while the direction is held; returns whether it had to wait. */
-  private boolean awaitOpen(boolean answers) throws InterruptedException {
-    boolean waited = false;
+  private boolean isHeld(boolean answers) {
+    synchronized (gate) {
+      return answers ? hold.answers : hold.requests;
+    }
+  }
+
+  /** Waits while the direction is held. */
+  private void awaitOpen(boolean answers) throws InterruptedException {
     synchronized (gate) {
       while (answers ? hold.answers : hold.requests) {
-        waited = true;
         gate.wait();
       }
     }
-    return waited;
   }
 
   private void accept() {
@@ -158,9 +161,10 @@ final class Relay implements AutoCloseable {
       OutputStream out = to.getOutputStream();
       int n;
       while ((n = in.read(buffer)) >= 0) {
-        if (awaitOpen(answers)) {
+        if (isHeld(answers)) {
           heldBytes.addAndGet(n);
         }
+        awaitOpen(answers);
         out.write(buffer, 0, n);
         out.flush();
       }
