@@ -1,17 +1,18 @@
 /*
  * Leasehold's lease protocol and the scheduler's per-firing rule, for Spin.
  *
- *   spin -a lease.pml && gcc -O2 -DSAFETY -DCOLLAPSE -o pan pan.c && ./pan -m100000
+ *   spin -a lease.pml && gcc -O2 -DSAFETY -DCOLLAPSE -o pan pan.c && ./pan -m5000000
+ *   (or: bash scripts/check-model.sh, which also checks the broken variants below)
  *
  * What is modelled (see docs/architecture.md, "The protocol, model-checked"):
  *   - N = 3 replicas and one store holding one lease: holder token, time left on the store's
  *     clock, watermark (last firing claimed), fence counter.
  *   - claim(firing) / renew(token) / release(token), each one atomic step on the store.
  *   - Time: a Tick process advances the store's clock (the lease's time left) and every
- *     replica's monotonic clock. A replica's clock may run slow against the store's by up to
- *     DRIFT ticks over any interval it measures (a fast clock only makes it stop earlier).
- *     Ticks can happen at any moment, so any step of any replica can be delayed arbitrarily
- *     long: that is a pause (GC, SIGSTOP) longer than the TTL.
+ *     replica's monotonic clock. The store's clock may run ahead of the replicas' by up to
+ *     DRIFT ticks during one lease (rate skew; a replica whose clock runs fast only stops
+ *     earlier). Ticks can happen at any moment, so any step of any replica can be delayed
+ *     arbitrarily long: that is a pause (GC, SIGSTOP) longer than the TTL.
  *   - Messages: one FIFO channel each way per replica, never lost while the store runs, but
  *     delivered with any delay (a partition that holds the bytes and heals). A replica may
  *     give up waiting at any moment (command timeout); the answer may still come and is
@@ -46,7 +47,7 @@
 #define N 3            /* replicas */
 #define K 2            /* firings */
 #define TTL 3          /* lease time to live, in ticks */
-#define DRIFT 1        /* how far a replica's clock may fall behind the store's while it measures */
+#define DRIFT 1        /* ticks the store's clock may gain on the replicas' clocks during one lease */
 #ifdef BROKEN_NO_MARGIN
 #define MARGIN 0
 #else
