@@ -123,7 +123,9 @@ final class PartitionScenarios {
             Ledger.read(tickLedger).runsFrom(healed).stream()
                 .anyMatch(e -> e.node().equals(holder.node())));
     // --- (c) the store is cut off from everybody for longer than the misfire grace ------------
-    Instant latest = Instant.ofEpochSecond((Instant.now().getEpochSecond() / 10 + 2) * 10);
+    // the first 10 s firing F that leaves time to cut 11 s before it
+    Instant latest =
+        Instant.ofEpochSecond((Instant.now().plusMillis(11_500).getEpochSecond() / 10 + 1) * 10);
     Scenarios.sleep(Duration.between(Instant.now(), latest.minusSeconds(11)));
     Instant storeCut = Instant.now();
     relays.forEach(Relay::cut);
