@@ -150,15 +150,26 @@ final class PartitionScenarios {
         () -> Scenarios.judge(LedgerChecker.every(Duration.ofSeconds(5)).noOverlap(), longLedger));
     soft.check(() -> Scenarios.judge(ticks.window(from, to), tickLedger));
     soft.check(() -> Scenarios.judge(LedgerChecker.every(Duration.ofSeconds(10)), catchupLedger));
-    soft.assertThat(
-            Ledger.read(catchupLedger).runs().stream()
-                .map(Ledger.Entry::fire)
-                .filter(f -> !f.isBefore(storeCut.minusSeconds(1)) && !f.isAfter(latest)))
+    List<Instant> caughtUp =
+        Ledger.read(catchupLedger).runs().stream()
+            .map(Ledger.Entry::fire)
+            .filter(f -> !f.isBefore(storeCut.minusSeconds(1)) && !f.isAfter(latest))
+            .toList();
+    soft.assertThat(caughtUp)
         .as(
-            "catch-up firings missed in the store cut %s .. %s: the latest (%s) once, the older"
-                + " never",
+            "catch-up firings missed in the store cut %s .. %s: at most the latest (%s), once;"
+                + " the older never",
             storeCut, storeHealed, latest)
-        .containsExactly(latest);
+        .isSubsetOf(latest)
+        .doesNotHaveDuplicates();
+    if (caughtUp.isEmpty()) {
+      // a claim held in the cut reached a store that applies late commands (Redis) after the
+      // heal and took the lease of an older firing that nobody runs: the latest then waits
+      // behind a lease nobody renews and is reported missed, once, instead of running late
+      soft.assertThat(Scenarios.outcomes(box, observer, "catchup").get(latest.toString()))
+          .as("history of the latest catch-up firing %s, which did not run", latest)
+          .isEqualTo("missed");
+    }
     soft.assertThat(Scenarios.outcomes(box, observer, "long").get(held.fire().toString()))
         .as("history of the run cut off (%s), now that the store is reachable again", held)
         .isEqualTo("lease-lost");
