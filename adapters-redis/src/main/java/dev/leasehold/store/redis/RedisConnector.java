@@ -25,10 +25,16 @@ final class RedisConnector implements AutoCloseable {
   private final ClientResources resources;
   private final RedisClient client;
   private final Duration timeout;
+  private final int waitReplicas;
   private final List<RedisNode> nodes = new ArrayList<>();
 
-  RedisConnector(Duration timeout) {
+  /**
+   * @param waitReplicas replicas that must acknowledge each claim, acquisition and renewal on every
+   *     node ({@code WAIT}), 0 for none
+   */
+  RedisConnector(Duration timeout, int waitReplicas) {
     this.timeout = timeout;
+    this.waitReplicas = waitReplicas;
     this.resources =
         DefaultClientResources.builder()
             .ioThreadPoolSize(2)
@@ -50,7 +56,7 @@ final class RedisConnector implements AutoCloseable {
   }
 
   synchronized RedisNode node(RedisURI uri) {
-    RedisNode node = new RedisNode(client, uri, timeout);
+    RedisNode node = new RedisNode(client, uri, timeout, waitReplicas);
     nodes.add(node);
     return node;
   }

@@ -3,6 +3,7 @@ package dev.leasehold.store.redis;
 import dev.leasehold.core.lease.LeaseStoreException;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
@@ -32,10 +33,12 @@ final class RedisNode implements AutoCloseable {
   private final RedisURI uri;
   private final String address;
   private final Duration timeout;
+  private final int waitReplicas;
   private CompletableFuture<StatefulRedisConnection<String, String>> connection;
 
-  RedisNode(RedisClient client, RedisURI uri, Duration timeout) {
+  RedisNode(RedisClient client, RedisURI uri, Duration timeout, int waitReplicas) {
     this.client = client;
+    this.waitReplicas = waitReplicas;
     this.uri = uri;
     this.timeout = timeout;
     this.address = RedisUris.describe(uri);
@@ -57,19 +60,64 @@ final class RedisNode implements AutoCloseable {
     return connection.thenApply(StatefulRedisConnection::async);
   }
 
-  /** Runs {@code script} by EVALSHA, and by EVAL when the server does not know it (NOSCRIPT). */
-  <T> CompletableFuture<T> eval(LuaScript script, String[] keys, String... args) {
+  /**
+   * Runs {@code script} by EVALSHA, and by EVAL when the server does not know the script (NOSCRIPT)
+   * or does not know EVALSHA. The reply is the plain RESP value, for {@link Replies} to check.
+   */
+  CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args) {
     return commands()
         .thenCompose(
             c ->
-                c.<T>evalsha(script.sha(), script.output(), keys, args)
+                c.<Object>evalsha(script.sha(), LuaScript.output(), keys, args)
                     .toCompletableFuture()
                     .exceptionallyCompose(
                         e ->
-                            unwrap(e) instanceof RedisNoScriptException
-                                ? c.<T>eval(script.source(), script.output(), keys, args)
+                            unwrap(e) instanceof RedisNoScriptException || unknownCommand(e)
+                                ? c.<Object>eval(script.source(), LuaScript.output(), keys, args)
                                     .toCompletableFuture()
                                 : CompletableFuture.failedFuture(unwrap(e))));
+  }
+
+  /** How many replicas must acknowledge a write before it counts (0: none asked). */
+  int waitReplicas() {
+    return waitReplicas;
+  }
+
+  /**
+   * {@code WAIT n timeout} after a write of this connection: completes normally when at least
+   * {@link #waitReplicas} replicas acknowledged everything written so far, else fails with a {@link
+   * LeaseStoreException} saying how many did. The server's timeout is half the command timeout, so
+   * it answers before the client gives up.
+   */
+  CompletableFuture<Void> replicated(String what) {
+    long waitMs = Math.max(1, timeout.toMillis() / 2);
+    return call(c -> c.waitForReplication(waitReplicas, waitMs))
+        .thenApply(
+            acks -> {
+              if (acks == null || acks < waitReplicas) {
+                throw new LeaseStoreException(
+                    "Redis "
+                        + address
+                        + ": "
+                        + what
+                        + ": "
+                        + acks
+                        + " of the "
+                        + waitReplicas
+                        + " replicas required by store.options.wait-replicas acknowledged it"
+                        + " within "
+                        + waitMs
+                        + " ms");
+              }
+              return null;
+            });
+  }
+
+  private static boolean unknownCommand(Throwable e) {
+    Throwable cause = unwrap(e);
+    return cause instanceof RedisCommandExecutionException
+        && cause.getMessage() != null
+        && cause.getMessage().toLowerCase(java.util.Locale.ROOT).contains("unknown command");
   }
 
   /** Any other command, on the async API. */
@@ -114,10 +162,15 @@ final class RedisNode implements AutoCloseable {
   /** A store failure naming this node and the step, with the driver's reason. */
   LeaseStoreException failure(String what, Throwable e) {
     Throwable cause = unwrap(e);
+    if (cause instanceof LeaseStoreException known) {
+      return known;
+    }
     String reason =
         cause instanceof TimeoutException
             ? "no answer within " + timeout.toMillis() + " ms"
-            : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+            : unknownCommand(cause)
+                ? "the server does not run Lua scripts (" + cause.getMessage() + ")"
+                : cause.getClass().getSimpleName() + ": " + cause.getMessage();
     return new LeaseStoreException("Redis " + address + ": " + what + " failed: " + reason, cause);
   }
 

@@ -74,7 +74,7 @@ class RedisStoreFactoryTest {
     assertThat(factory.validate(settings(url, null, null, null, Duration.ZERO, Map.of())))
         .startsWith("store.command-timeout:");
     assertThat(factory.validate(settings(url, null, null, null, null, Map.of("history-max", "0"))))
-        .startsWith("store.history-max:");
+        .startsWith("store.options.history-max:");
     assertThat(
             factory.validate(settings(url, "app1:", "u", "p", null, Map.of("history-max", "50"))))
         .isNull();
