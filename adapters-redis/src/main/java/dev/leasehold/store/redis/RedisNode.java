@@ -170,7 +170,11 @@ final class RedisNode implements AutoCloseable {
             ? "no answer within " + timeout.toMillis() + " ms"
             : unknownCommand(cause)
                 ? "the server does not run Lua scripts (" + cause.getMessage() + ")"
-                : cause.getClass().getSimpleName() + ": " + cause.getMessage();
+                : cause instanceof UnsupportedOperationException
+                    // Lettuce's script output cannot take a bare status or string
+                    ? "the server answered with a type the script never returns; not acquired"
+                        + " (this server does not run Leasehold's scripts as Redis does)"
+                    : cause.getClass().getSimpleName() + ": " + cause.getMessage();
     return new LeaseStoreException("Redis " + address + ": " + what + " failed: " + reason, cause);
   }
 
