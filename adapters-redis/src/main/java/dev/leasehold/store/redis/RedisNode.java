@@ -5,6 +5,7 @@ import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -65,17 +66,52 @@ final class RedisNode implements AutoCloseable {
    * or does not know EVALSHA. The reply is the plain RESP value, for {@link Replies} to check.
    */
   CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args) {
-    return commands()
-        .thenCompose(
-            c ->
-                c.<Object>evalsha(script.sha(), LuaScript.output(), keys, args)
-                    .toCompletableFuture()
-                    .exceptionallyCompose(
-                        e ->
-                            unwrap(e) instanceof RedisNoScriptException || unknownCommand(e)
-                                ? c.<Object>eval(script.source(), LuaScript.output(), keys, args)
-                                    .toCompletableFuture()
-                                : CompletableFuture.failedFuture(unwrap(e))));
+    return followFailover(
+        commands()
+            .thenCompose(
+                c ->
+                    c.<Object>evalsha(script.sha(), LuaScript.output(), keys, args)
+                        .toCompletableFuture()
+                        .exceptionallyCompose(
+                            e ->
+                                unwrap(e) instanceof RedisNoScriptException || unknownCommand(e)
+                                    ? c.<Object>eval(
+                                            script.source(), LuaScript.output(), keys, args)
+                                        .toCompletableFuture()
+                                    : CompletableFuture.failedFuture(unwrap(e)))));
+  }
+
+  /**
+   * Behind Sentinel, a call that failed because the connection is down, or because it reaches a
+   * server that refuses writes with {@code READONLY} (the old master, back as a replica on the same
+   * address), drops the connection: the next call asks the sentinels for the master afresh, instead
+   * of waiting for the client's own reconnection to an address that may no longer be the master.
+   */
+  private <T> CompletableFuture<T> followFailover(CompletableFuture<T> call) {
+    if (uri.getSentinelMasterId() == null) {
+      return call;
+    }
+    return call.whenComplete(
+        (v, e) -> {
+          if (e != null && (unwrap(e) instanceof RedisReadOnlyException || disconnected())) {
+            dropConnection();
+          }
+        });
+  }
+
+  private synchronized boolean disconnected() {
+    return connection != null
+        && connection.isDone()
+        && !connection.isCompletedExceptionally()
+        && !connection.join().isOpen();
+  }
+
+  private synchronized void dropConnection() {
+    CompletableFuture<StatefulRedisConnection<String, String>> old = connection;
+    connection = null;
+    if (old != null) {
+      old.thenAccept(StatefulRedisConnection::closeAsync);
+    }
   }
 
   /** How many replicas must acknowledge a write before it counts (0: none asked). */
@@ -123,7 +159,7 @@ final class RedisNode implements AutoCloseable {
   /** Any other command, on the async API. */
   <T> CompletableFuture<T> call(
       Function<RedisAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
-    return commands().thenCompose(command);
+    return followFailover(commands().thenCompose(command));
   }
 
   /** One PING round trip; throws {@link LeaseStoreException} when the node does not answer. */

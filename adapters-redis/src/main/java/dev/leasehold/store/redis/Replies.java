@@ -55,7 +55,7 @@ final class Replies {
   /** A string that is empty or a whole number of milliseconds. */
   static String millis(String where, Object reply, Object element) {
     String value = text(where, reply, element);
-    if (!value.isEmpty() && !value.matches("-?[0-9]{1,19}")) {
+    if (!value.isEmpty() && !isWholeNumber(value)) {
       throw wrong(where, reply, "expected epoch milliseconds where it sent " + show(element));
     }
     return value;
@@ -73,6 +73,19 @@ final class Replies {
       return value == 1L;
     }
     throw wrong(where, reply, "expected the integer 0 or 1");
+  }
+
+  private static boolean isWholeNumber(String s) {
+    int start = s.charAt(0) == '-' ? 1 : 0;
+    if (s.length() == start || s.length() - start > 18) {
+      return false;
+    }
+    for (int i = start; i < s.length(); i++) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The reply as a short string for messages (scripts return no secrets). */
