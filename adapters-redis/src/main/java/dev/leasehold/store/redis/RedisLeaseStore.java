@@ -8,10 +8,13 @@ import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreSettings;
+import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -73,6 +76,11 @@ public final class RedisLeaseStore implements LeaseStore {
     LeaseKeys keys = LeaseKeys.of(settings.keyPrefix());
     RedisConnector connector =
         new RedisConnector(settings.commandTimeout(), RedisStoreFactory.waitReplicas(settings));
+    if (RedisUris.isCluster(settings.url())) {
+      List<io.lettuce.core.RedisURI> seeds = RedisUris.clusterSeeds(settings.url(), settings);
+      return new RedisLeaseStore(
+          connector, connector.cluster(seeds, RedisUris.describeCluster(seeds)), keys);
+    }
     return new RedisLeaseStore(
         connector, connector.node(RedisUris.parse(settings.url(), settings)), keys);
   }
@@ -99,22 +107,35 @@ public final class RedisLeaseStore implements LeaseStore {
   @Override
   public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
     LeaseArguments.batch(requests);
-    List<CompletableFuture<List<ClaimResult>>> calls = new ArrayList<>();
-    for (int from = 0; from < requests.size(); from += BATCH) {
-      calls.add(send(requests.subList(from, Math.min(requests.size(), from + BATCH))));
+    // on a cluster a script may only touch one slot's keys: one group per slot (each name's keys
+    // share its slot through the hash tag); elsewhere one group
+    Map<Integer, List<Integer>> groups = new LinkedHashMap<>();
+    for (int i = 0; i < requests.size(); i++) {
+      int slot = node.cluster() ? SlotHash.getSlot(keys.lease(requests.get(i).name())[0]) : 0;
+      groups.computeIfAbsent(slot, s -> new ArrayList<>()).add(i);
     }
-    List<ClaimResult> results = new ArrayList<>(requests.size());
-    for (int i = 0; i < calls.size(); i++) {
-      int size = Math.min(BATCH, requests.size() - i * BATCH);
-      try {
-        results.addAll(node.await(calls.get(i), "claim"));
-      } catch (LeaseStoreException e) {
-        for (int j = 0; j < size; j++) {
-          results.add(ClaimResult.failed(e));
-        }
+    List<List<Integer>> calls = new ArrayList<>();
+    List<CompletableFuture<List<ClaimResult>>> sent = new ArrayList<>();
+    for (List<Integer> group : groups.values()) {
+      for (int from = 0; from < group.size(); from += BATCH) {
+        List<Integer> call = group.subList(from, Math.min(group.size(), from + BATCH));
+        calls.add(call);
+        sent.add(send(call.stream().map(requests::get).toList()));
       }
     }
-    return results;
+    ClaimResult[] results = new ClaimResult[requests.size()];
+    for (int c = 0; c < calls.size(); c++) {
+      List<ClaimResult> answers;
+      try {
+        answers = node.await(sent.get(c), "claim");
+      } catch (LeaseStoreException e) {
+        answers = java.util.Collections.nCopies(calls.get(c).size(), ClaimResult.failed(e));
+      }
+      for (int j = 0; j < answers.size(); j++) {
+        results[calls.get(c).get(j)] = answers.get(j);
+      }
+    }
+    return List.of(results);
   }
 
   /** One claim script over {@code batch}; never completes exceptionally but per entry. */

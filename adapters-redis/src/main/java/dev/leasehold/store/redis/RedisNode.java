@@ -9,8 +9,12 @@ import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,43 +26,114 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * One Redis endpoint (a standalone master, or a master found through Sentinel). The connection is
- * opened lazily on first use and, once open, reconnects by itself; while it is disconnected
- * commands are rejected at once (never queued), and every command ends after the command timeout. A
- * failed first connect is retried on the next call.
+ * One Redis endpoint: a standalone master, a master found through Sentinel, or a whole Redis
+ * Cluster (whose client routes each command by its key's slot and scans every master). The
+ * connection is opened lazily on first use and, once open, reconnects by itself; while it is
+ * disconnected commands are rejected at once (never queued), and every command ends after the
+ * command timeout. A failed first connect is retried on the next call.
  */
 final class RedisNode implements AutoCloseable {
-  private final RedisClient client;
-  private final RedisURI uri;
+  private final Supplier<CompletableFuture<StatefulConnection<String, String>>> opener;
+  private final boolean sentinel;
+  private final boolean cluster;
   private final String address;
   private final Duration timeout;
   private final int waitReplicas;
-  private CompletableFuture<StatefulRedisConnection<String, String>> connection;
+  private CompletableFuture<StatefulConnection<String, String>> connection;
 
   RedisNode(RedisClient client, RedisURI uri, Duration timeout, int waitReplicas) {
-    this.client = client;
-    this.waitReplicas = waitReplicas;
-    this.uri = uri;
-    this.timeout = timeout;
-    this.address = RedisUris.describe(uri);
+    this(
+        () ->
+            client
+                .connectAsync(StringCodec.UTF8, uri)
+                .toCompletableFuture()
+                .thenApply(c -> (StatefulConnection<String, String>) c),
+        uri.getSentinelMasterId() != null,
+        false,
+        RedisUris.describe(uri),
+        timeout,
+        waitReplicas);
   }
 
-  /** host:port (or the Sentinel master id) for messages; never credentials. */
+  /** The whole cluster behind {@code client}, described as {@code address}. */
+  RedisNode(RedisClusterClient client, String address, Duration timeout) {
+    this(
+        () ->
+            // the asynchronous connect needs the topology loaded first (the blocking one loads it)
+            client
+                .refreshPartitionsAsync()
+                .toCompletableFuture()
+                .thenCompose(v -> client.connectAsync(StringCodec.UTF8))
+                .thenCompose(c -> openMasters(client, c)),
+        false,
+        true,
+        address,
+        timeout,
+        0);
+  }
+
+  /**
+   * Opens the connection to every master at once: the cluster client opens them on first use, and a
+   * command sent while its node's connection is still opening is rejected (commands are never
+   * queued). Masters that appear later (a failover) are connected on their first use; a command
+   * rejected meanwhile fails closed and is retried by the caller.
+   */
+  private static CompletableFuture<StatefulConnection<String, String>> openMasters(
+      RedisClusterClient client, StatefulRedisClusterConnection<String, String> c) {
+    List<CompletableFuture<?>> opening = new ArrayList<>();
+    for (RedisClusterNode node : client.getPartitions()) {
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+        opening.add(c.getConnectionAsync(node.getNodeId()).toCompletableFuture());
+      }
+    }
+    return CompletableFuture.allOf(opening.toArray(CompletableFuture[]::new)).thenApply(v -> c);
+  }
+
+  private RedisNode(
+      Supplier<CompletableFuture<StatefulConnection<String, String>>> opener,
+      boolean sentinel,
+      boolean cluster,
+      String address,
+      Duration timeout,
+      int waitReplicas) {
+    this.opener = opener;
+    this.sentinel = sentinel;
+    this.cluster = cluster;
+    this.address = address;
+    this.timeout = timeout;
+    this.waitReplicas = waitReplicas;
+  }
+
+  /** host:port (or the Sentinel master id, or the cluster's seeds) for messages; no credentials. */
   String address() {
     return address;
+  }
+
+  /** Whether this is a Redis Cluster: a script may then only touch keys of one slot. */
+  boolean cluster() {
+    return cluster;
   }
 
   Duration timeout() {
     return timeout;
   }
 
-  private synchronized CompletableFuture<RedisAsyncCommands<String, String>> commands() {
+  private synchronized CompletableFuture<RedisClusterAsyncCommands<String, String>> commands() {
     if (connection == null || connection.isCompletedExceptionally()) {
-      connection = client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+      connection = opener.get();
     }
-    return connection.thenApply(StatefulRedisConnection::async);
+    return connection.thenApply(RedisNode::async);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static RedisClusterAsyncCommands<String, String> async(
+      StatefulConnection<String, String> c) {
+    return c instanceof StatefulRedisClusterConnection<?, ?> cc
+        ? ((StatefulRedisClusterConnection<String, String>) cc).async()
+        : ((StatefulRedisConnection<String, String>) c).async();
   }
 
   /**
@@ -88,7 +163,7 @@ final class RedisNode implements AutoCloseable {
    * of waiting for the client's own reconnection to an address that may no longer be the master.
    */
   private <T> CompletableFuture<T> followFailover(CompletableFuture<T> call) {
-    if (uri.getSentinelMasterId() == null) {
+    if (!sentinel) {
       return call;
     }
     return call.whenComplete(
@@ -107,10 +182,10 @@ final class RedisNode implements AutoCloseable {
   }
 
   private synchronized void dropConnection() {
-    CompletableFuture<StatefulRedisConnection<String, String>> old = connection;
+    CompletableFuture<StatefulConnection<String, String>> old = connection;
     connection = null;
     if (old != null) {
-      old.thenAccept(StatefulRedisConnection::closeAsync);
+      old.thenAccept(StatefulConnection::closeAsync);
     }
   }
 
@@ -158,13 +233,13 @@ final class RedisNode implements AutoCloseable {
 
   /** Any other command, on the async API. */
   <T> CompletableFuture<T> call(
-      Function<RedisAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
+      Function<RedisClusterAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
     return followFailover(commands().thenCompose(command));
   }
 
   /** One PING round trip; throws {@link LeaseStoreException} when the node does not answer. */
   void ping() {
-    await(call(RedisAsyncCommands::ping), "PING");
+    await(call(RedisClusterAsyncCommands::ping), "PING");
   }
 
   /** Every key matching {@code pattern}, by SCAN (never KEYS). Blocking. */
@@ -228,7 +303,7 @@ final class RedisNode implements AutoCloseable {
     if (connection != null && connection.isDone() && !connection.isCompletedExceptionally()) {
       connection.join().close();
     } else if (connection != null) {
-      connection.thenAccept(StatefulRedisConnection::close);
+      connection.thenAccept(StatefulConnection::close);
     }
   }
 }

@@ -42,7 +42,20 @@ public final class RedisStoreFactory implements StoreFactory {
     if (settings.commandTimeout().isNegative() || settings.commandTimeout().isZero()) {
       return "store.command-timeout: must be positive";
     }
+    if (REDIS.equals(settings.type())
+        && RedisUris.isCluster(settings.url())
+        && waitReplicasOption(settings) != null
+        && !"0".equals(waitReplicasOption(settings))) {
+      return "store.options."
+          + WAIT_REPLICAS
+          + ": not supported with a redis-cluster:// URL (WAIT acknowledges one connection's"
+          + " writes to one master)";
+    }
     return optionProblem(settings);
+  }
+
+  private static String waitReplicasOption(StoreSettings settings) {
+    return settings.options().get(WAIT_REPLICAS);
   }
 
   /** Why {@code store.options} cannot be used, or null. */

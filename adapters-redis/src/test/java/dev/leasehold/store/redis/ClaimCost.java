@@ -96,25 +96,43 @@ public final class ClaimCost {
               lock.unlock();
               return 0;
             };
+        io.lettuce.core.RedisClient raw = io.lettuce.core.RedisClient.create(url);
+        var rawConnection = raw.connect();
+        var rawAsync = rawConnection.async();
+        LongSupplier lettuce =
+            () -> {
+              try {
+                rawAsync
+                    .set("raw-cycle", "x", io.lettuce.core.SetArgs.Builder.nx().px(600_000))
+                    .get();
+                rawAsync.del("raw-cycle").get();
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+              return 0;
+            };
         for (int i = 0; i < 5000; i++) {
           lh.getAsLong();
           shed.getAsLong();
+          lettuce.getAsLong();
         }
-        double[] lhUs = new double[WINDOWS];
-        double[] shedUs = new double[WINDOWS];
+        LongSupplier[] kinds = {lh, shed, lettuce};
+        double[][] us = new double[3][WINDOWS];
         for (int w = 0; w < WINDOWS; w++) {
-          boolean lhFirst = w % 2 == 0;
-          double a = window(lhFirst ? lh : shed);
-          double b = window(lhFirst ? shed : lh);
-          lhUs[w] = lhFirst ? a : b;
-          shedUs[w] = lhFirst ? b : a;
+          for (int j = 0; j < 3; j++) {
+            int kind = (w + j) % 3;
+            us[kind][w] = window(kinds[kind]);
+          }
         }
-        double lhMedian = median(lhUs);
-        double shedMedian = median(shedUs);
+        double lhMedian = median(us[0]);
+        double shedMedian = median(us[1]);
         System.out.printf(
             "claim cycle, 1 thread: Leasehold %.1f us, ShedLock %.1f us per cycle:"
-                + " Leasehold at %.2f x ShedLock's throughput%n",
-            lhMedian, shedMedian, shedMedian / lhMedian);
+                + " Leasehold at %.2f x ShedLock's throughput; bare Lettuce SET NX PX + DEL"
+                + " (the floor of a Lettuce client) %.1f us%n",
+            lhMedian, shedMedian, shedMedian / lhMedian, median(us[2]));
+        rawConnection.close();
+        raw.shutdown();
 
         double[] batch = new double[ROUNDS];
         double[] single = new double[ROUNDS];
