@@ -85,8 +85,14 @@ final class RedisNode implements AutoCloseable {
       RedisClusterClient client, StatefulRedisClusterConnection<String, String> c) {
     List<CompletableFuture<?>> opening = new ArrayList<>();
     for (RedisClusterNode node : client.getPartitions()) {
-      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-        opening.add(c.getConnectionAsync(node.getNodeId()).toCompletableFuture());
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)
+          && !node.is(RedisClusterNode.NodeFlag.FAIL)
+          && !node.is(RedisClusterNode.NodeFlag.EVENTUAL_FAIL)) {
+        // a master that cannot be reached now is left to the first command routed to it
+        opening.add(
+            c.getConnectionAsync(node.getNodeId())
+                .toCompletableFuture()
+                .handle((connection, e) -> null));
       }
     }
     return CompletableFuture.allOf(opening.toArray(CompletableFuture[]::new)).thenApply(v -> c);
@@ -244,16 +250,51 @@ final class RedisNode implements AutoCloseable {
 
   /** Every key matching {@code pattern}, by SCAN (never KEYS). Blocking. */
   List<String> scan(String pattern) {
+    if (!cluster) {
+      return scanOn(this::<KeyScanCursor<String>>call, pattern);
+    }
+    // every master that serves slots now, one after the other (the client's own cluster-wide scan
+    // also visits a failed master that lost its slots, and fails on it)
+    StatefulRedisClusterConnection<String, String> cc =
+        (StatefulRedisClusterConnection<String, String>) await(connected(), "SCAN");
+    List<String> keys = new ArrayList<>();
+    for (RedisClusterNode n : cc.getPartitions()) {
+      if (n.is(RedisClusterNode.NodeFlag.UPSTREAM) && !n.getSlots().isEmpty()) {
+        RedisClusterAsyncCommands<String, String> master =
+            await(cc.getConnectionAsync(n.getNodeId()).toCompletableFuture(), "SCAN").async();
+        keys.addAll(
+            scanOn(
+                command -> CompletableFuture.completedFuture(master).thenCompose(command),
+                pattern));
+      }
+    }
+    return keys;
+  }
+
+  private interface Caller {
+    CompletableFuture<KeyScanCursor<String>> call(
+        Function<
+                RedisClusterAsyncCommands<String, String>,
+                ? extends CompletionStage<KeyScanCursor<String>>>
+            command);
+  }
+
+  private List<String> scanOn(Caller on, String pattern) {
     List<String> keys = new ArrayList<>();
     ScanArgs args = ScanArgs.Builder.matches(pattern).limit(500);
     ScanCursor cursor = ScanCursor.INITIAL;
     do {
       ScanCursor from = cursor;
-      KeyScanCursor<String> page = await(call(c -> c.scan(from, args)), "SCAN");
+      KeyScanCursor<String> page = await(on.call(c -> c.scan(from, args)), "SCAN");
       keys.addAll(page.getKeys());
       cursor = page;
     } while (!cursor.isFinished());
     return keys;
+  }
+
+  private synchronized CompletableFuture<StatefulConnection<String, String>> connected() {
+    commands();
+    return connection;
   }
 
   /** Waits for {@code future} a little longer than the command timeout. */

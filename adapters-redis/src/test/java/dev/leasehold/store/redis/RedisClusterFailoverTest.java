@@ -36,6 +36,8 @@ class RedisClusterFailoverTest {
   private static final Instant F1 = Instant.parse("2026-11-30T06:30:00Z");
 
   private ClusterSetup cluster;
+  private final java.util.concurrent.atomic.AtomicReference<String> lastError =
+      new java.util.concurrent.atomic.AtomicReference<>();
   private final List<AutoCloseable> opened = new ArrayList<>();
 
   @AfterEach
@@ -80,6 +82,7 @@ class RedisClusterFailoverTest {
                       Thread.sleep(20);
                     }
                   } catch (LeaseStoreException e) {
+                    lastError.set(e.getMessage());
                     pause(50);
                   } catch (InterruptedException e) {
                     return;
@@ -118,11 +121,14 @@ class RedisClusterFailoverTest {
     assertThat(backend.leaseStore().list()).extracting(s -> s.name()).containsAll(jobs);
   }
 
-  private static void waitFor(Map<Long, List<Long>> winners, int count)
-      throws InterruptedException {
+  private void waitFor(Map<Long, List<Long>> winners, int count) throws InterruptedException {
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (winners.size() < count) {
-      assertThat(System.nanoTime()).as("%d firings won within 120 s", count).isLessThan(end);
+      assertThat(System.nanoTime())
+          .as(
+              "%d firings won within 120 s (%d so far); last error %s",
+              count, winners.size(), lastError.get())
+          .isLessThan(end);
       Thread.sleep(20);
     }
   }
