@@ -159,8 +159,75 @@ public final class ClaimCost {
 
         serverCost(url, store, shedlock);
       }
+      waitReplicasCost(servers);
     }
     System.out.println("load at end: " + Files.readString(Path.of("/proc/loadavg")).trim());
+  }
+
+  /** Claim + release with wait-replicas 1 against 0, on the same master with one replica. */
+  private static void waitReplicasCost(RedisServers servers) throws Exception {
+    RedisServers.Server replica =
+        RedisServers.Server.with(List.of("--replicaof", "127.0.0.1", "" + servers.get(0).port()))
+            .start();
+    try {
+      long end = System.nanoTime() + 30_000_000_000L;
+      while (!SharedRedis.with(replica.url(), r -> r.info("replication"))
+          .contains("master_link_status:up")) {
+        if (System.nanoTime() > end) {
+          throw new IllegalStateException("replica did not connect");
+        }
+        Thread.sleep(50);
+      }
+      String url = servers.get(0).url();
+      LeaseStore plain =
+          RedisLeaseStore.open(
+              new StoreSettings(
+                  "redis", url, List.of(), null, null, "lh-w0:", Duration.ofSeconds(5), Map.of()));
+      LeaseStore waiting =
+          RedisLeaseStore.open(
+              new StoreSettings(
+                  "redis",
+                  url,
+                  List.of(),
+                  null,
+                  null,
+                  "lh-w1:",
+                  Duration.ofSeconds(5),
+                  Map.of("wait-replicas", "1")));
+      try (plain;
+          waiting) {
+        long[] firing = {1_000_000_000_000L};
+        LongSupplier p = () -> cycle(plain, firing);
+        LongSupplier w = () -> cycle(waiting, firing);
+        for (int i = 0; i < 3000; i++) {
+          p.getAsLong();
+          w.getAsLong();
+        }
+        double[] pu = new double[WINDOWS];
+        double[] wu = new double[WINDOWS];
+        for (int i = 0; i < WINDOWS; i++) {
+          boolean first = i % 2 == 0;
+          double a = window(first ? p : w);
+          double b = window(first ? w : p);
+          pu[i] = first ? a : b;
+          wu[i] = first ? b : a;
+        }
+        System.out.printf(
+            "claim cycle with one replica: wait-replicas 0 %.1f us, wait-replicas 1 %.1f us"
+                + " (%.2f x)%n",
+            median(pu), median(wu), median(wu) / median(pu));
+      }
+    } finally {
+      replica.destroy();
+    }
+  }
+
+  private static long cycle(LeaseStore store, long[] firing) {
+    Lease l = store.claim("cycle", Instant.ofEpochMilli(firing[0]++), "node-a", TTL).orElseThrow();
+    if (!store.release(l)) {
+      throw new IllegalStateException("release refused");
+    }
+    return 0;
   }
 
   private static double window(LongSupplier cycle) {
