@@ -18,13 +18,7 @@ final class ClusterSetup implements AutoCloseable {
 
   ClusterSetup(int masters) throws IOException, InterruptedException {
     for (int i = 0; i < masters * 2; i++) {
-      servers.add(
-          RedisServers.Server.with(
-                  List.of(
-                      "--cluster-enabled", "yes",
-                      "--cluster-config-file", "nodes.conf",
-                      "--cluster-node-timeout", "2000"))
-              .start());
+      servers.add(clusterNode());
     }
     List<String> command = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
     servers.forEach(s -> command.add("127.0.0.1:" + s.port()));
@@ -41,6 +35,42 @@ final class ClusterSetup implements AutoCloseable {
           throw new IllegalStateException("the cluster did not become ok in 60 s");
         }
         Thread.sleep(100);
+      }
+    }
+  }
+
+  /**
+   * One cluster node. Its bus port is its port + 10000, which must be free as well: a node whose
+   * bus port is taken exits right after opening its port, so it is started again on another one.
+   */
+  private static RedisServers.Server clusterNode() throws InterruptedException {
+    for (int attempt = 0; ; attempt++) {
+      RedisServers.Server node =
+          RedisServers.Server.with(
+              List.of(
+                  "--cluster-enabled", "yes",
+                  "--cluster-config-file", "nodes.conf",
+                  "--cluster-node-timeout", "2000"));
+      if (node.port() + 10000 > 65535) {
+        node.destroy();
+        continue;
+      }
+      node.start();
+      long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (!dev.leasehold.core.testing.ServerAvailability.listening(
+              "127.0.0.1", node.port() + 10000)
+          && node.alive()
+          && System.nanoTime() < end) {
+        Thread.sleep(20);
+      }
+      if (node.alive()
+          && dev.leasehold.core.testing.ServerAvailability.listening(
+              "127.0.0.1", node.port() + 10000)) {
+        return node;
+      }
+      node.destroy();
+      if (attempt == 10) {
+        throw new IllegalStateException("no cluster node could start with a free bus port");
       }
     }
   }
@@ -81,6 +111,25 @@ final class ClusterSetup implements AutoCloseable {
       }
     }
     throw new IllegalStateException("no master owns slot " + slot);
+  }
+
+  /** Each node's view: port, role and CLUSTER NODES line of itself, for failure messages. */
+  String describe() {
+    StringBuilder sb = new StringBuilder();
+    for (RedisServers.Server s : servers) {
+      sb.append(s.port()).append(' ');
+      try {
+        String nodes = SharedRedis.with(s.url(), r -> r.clusterNodes());
+        for (String line : nodes.split("\n")) {
+          if (line.contains("myself")) {
+            sb.append(line.replaceAll("^\\S+ ", "")).append(" | ");
+          }
+        }
+      } catch (RuntimeException e) {
+        sb.append("down | ");
+      }
+    }
+    return sb.toString();
   }
 
   @Override

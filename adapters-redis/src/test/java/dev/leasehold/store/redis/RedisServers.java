@@ -112,6 +112,10 @@ final class RedisServers implements AutoCloseable {
       return port;
     }
 
+    boolean alive() {
+      return process != null && process.isAlive();
+    }
+
     long pid() {
       return process.pid();
     }
