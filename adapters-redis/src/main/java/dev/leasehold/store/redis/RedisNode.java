@@ -25,6 +25,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -43,6 +44,7 @@ final class RedisNode implements AutoCloseable {
   private final Duration timeout;
   private final int waitReplicas;
   private CompletableFuture<StatefulConnection<String, String>> connection;
+  private Runnable refreshTopology = () -> {};
 
   RedisNode(RedisClient client, RedisURI uri, Duration timeout, int waitReplicas) {
     this(
@@ -60,6 +62,11 @@ final class RedisNode implements AutoCloseable {
 
   /** The whole cluster behind {@code client}, described as {@code address}. */
   RedisNode(RedisClusterClient client, String address, Duration timeout) {
+    this(client, address, timeout, new AtomicLong());
+  }
+
+  private RedisNode(
+      RedisClusterClient client, String address, Duration timeout, AtomicLong lastRefresh) {
     this(
         () ->
             // the asynchronous connect needs the topology loaded first (the blocking one loads it)
@@ -73,6 +80,14 @@ final class RedisNode implements AutoCloseable {
         address,
         timeout,
         0);
+    this.refreshTopology =
+        () -> {
+          long now = System.nanoTime();
+          long last = lastRefresh.get();
+          if (now - last > 1_000_000_000L && lastRefresh.compareAndSet(last, now)) {
+            client.refreshPartitionsAsync();
+          }
+        };
   }
 
   /**
@@ -169,6 +184,18 @@ final class RedisNode implements AutoCloseable {
    * of waiting for the client's own reconnection to an address that may no longer be the master.
    */
   private <T> CompletableFuture<T> followFailover(CompletableFuture<T> call) {
+    if (cluster) {
+      // a master that died keeps its slots in the client's view until the topology is read again:
+      // a timeout or a refused connection reads it again (at most once a second)
+      return call.whenComplete(
+          (v, e) -> {
+            if (e != null
+                && (unwrap(e) instanceof io.lettuce.core.RedisCommandTimeoutException
+                    || unwrap(e) instanceof io.lettuce.core.RedisConnectionException)) {
+              refreshTopology.run();
+            }
+          });
+    }
     if (!sentinel) {
       return call;
     }
