@@ -17,6 +17,15 @@ import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
+import dev.leasehold.core.lease.LeaseStoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
@@ -28,38 +37,55 @@ import org.jooq.impl.DSL;
 
 /**
  * {@link ExecutionLog} in the table {@code task_execution}, next to the leases. One INSERT per
- * record; {@link #recent} reads through the index on {@code (job, started_at)}. Database failures
- * surface as {@link dev.leasehold.core.lease.LeaseStoreException}.
+ * record (plain JDBC); {@link #recent} reads through the index on {@code (job, started_at)}.
+ * Database failures surface as {@link dev.leasehold.core.lease.LeaseStoreException}.
  */
 public final class SqlExecutionLog implements ExecutionLog {
+  private final DataSource dataSource;
   private final DSLContext db;
 
   /**
    * @param dataSource connections as the store's factory configures them (UTC sessions)
    */
   public SqlExecutionLog(DataSource dataSource, SQLDialect dialect) {
+    this.dataSource = dataSource;
     this.db = SqlSupport.dsl(dataSource, dialect);
   }
+
+  /** Plain JDBC, rendered once: one INSERT per run, on every firing's path. */
+  private static final String INSERT =
+      "INSERT INTO task_execution (job, fire_time, node, fence, trigger_kind, started_at,"
+          + " finished_at, outcome, exit_code, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   @Override
   public void record(ExecutionRecord r) {
     Objects.requireNonNull(r, "record");
-    try {
-      db.insertInto(EXECUTION)
-          .set(JOB, r.job())
-          .set(FIRE_TIME, r.fireTime())
-          .set(NODE, r.node())
-          .set(RUN_FENCE, r.fence())
-          .set(TRIGGER_KIND, r.trigger().name())
-          .set(STARTED_AT, r.startedAt())
-          .set(FINISHED_AT, r.finishedAt())
-          .set(OUTCOME, r.outcome().name())
-          .set(EXIT_CODE, r.exitCode())
-          .set(DETAIL, r.detail())
-          .execute();
-    } catch (DataAccessException e) {
-      throw SqlSupport.failure("recording an execution of " + r.job(), e);
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(INSERT)) {
+      ps.setString(1, r.job());
+      ps.setObject(2, utc(r.fireTime()));
+      ps.setString(3, r.node());
+      ps.setLong(4, r.fence());
+      ps.setString(5, r.trigger().name());
+      ps.setObject(6, utc(r.startedAt()));
+      ps.setObject(7, utc(r.finishedAt()));
+      ps.setString(8, r.outcome().name());
+      if (r.exitCode() == null) {
+        ps.setNull(9, Types.INTEGER);
+      } else {
+        ps.setInt(9, r.exitCode());
+      }
+      ps.setString(10, r.detail());
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      throw new LeaseStoreException(
+          "SQL store: recording an execution of " + r.job() + " failed: " + e.getMessage(), e);
     }
+  }
+
+  /** As {@link Tables#UTC} binds it: UTC wall time at millisecond precision. */
+  private static LocalDateTime utc(Instant instant) {
+    return LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MILLIS), ZoneOffset.UTC);
   }
 
   @Override

@@ -7,47 +7,60 @@ import static dev.leasehold.store.sql.Tables.LEASE_UNTIL;
 import static dev.leasehold.store.sql.Tables.LOCK;
 import static dev.leasehold.store.sql.Tables.LOCK_KEY;
 import static dev.leasehold.store.sql.Tables.NOW;
-import static dev.leasehold.store.sql.Tables.TOKEN;
 
+import dev.leasehold.core.lease.ClaimRequest;
+import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
-import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
-import org.jooq.SQLDialect;
 import org.jooq.SelectJoinStep;
-import org.jooq.UpdateSetMoreStep;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link LeaseStore} on one SQL table, {@code task_lock}, through jOOQ: the same code on H2,
- * MariaDB/MySQL and PostgreSQL. Every time that decides expiry is the database's clock ({@code
- * current_timestamp(3)} in a UTC session), never this JVM's.
+ * {@link LeaseStore} on one SQL table, {@code task_lock}, on H2, MariaDB/MySQL and PostgreSQL.
+ * Every time that decides expiry is the database's clock ({@code current_timestamp(3)} in a UTC
+ * session), never this JVM's.
  *
- * <p>Why it is safe: each decision is <b>one conditional single-row UPDATE</b> in autocommit. The
- * database locks the row for the UPDATE and evaluates the WHERE clause on the latest committed
- * version (InnoDB's locking read; PostgreSQL's re-check after a concurrent update at READ
- * COMMITTED; H2's row lock), so of two racing claims the second sees the first's new {@code
- * lease_until} and changes nothing. A name's first claim INSERTs the row; the primary key lets
- * exactly one racing INSERT in, the others get a duplicate-key error, which means "lost".
+ * <p>Why it is safe: every claim, batch of claims, renewal and release is <b>one statement</b> in
+ * autocommit ({@link ClaimStatements}): an upsert whose update branch is guarded by "the lease is
+ * free and the firing is newer than the watermark". The database locks the row and evaluates that
+ * guard on its latest committed version, so of two racing claims the second sees the first's new
+ * {@code lease_until} and changes nothing; a name's first claim inserts the row, and the primary
+ * key lets exactly one of several racing inserts in. The same answer says why a claim was refused.
+ *
+ * <p>The answers are checked, not only received ({@link ClaimAnswers}): the row a claim won must
+ * carry its own token, a fence above any this client saw for the name, and on a name's first claim
+ * the table must hold exactly one row for it. A mismatch is a {@link LeaseStoreException} that
+ * names what the server did wrong: the claim fails closed.
+ *
+ * <p>The hot path (claim, renew, release) is plain JDBC on SQL rendered once; {@code inspect} and
+ * {@code list} go through jOOQ.
  */
 public final class SqlLeaseStore implements LeaseStore {
   private static final Logger log = LoggerFactory.getLogger(SqlLeaseStore.class);
 
+  private final DataSource dataSource;
   private final DSLContext db;
+  private final ClaimStatements sql;
+  private final ClaimAnswers answers;
   private final AutoCloseable resources;
 
   /**
@@ -55,22 +68,26 @@ public final class SqlLeaseStore implements LeaseStore {
    *     factory configures them)
    * @param resources closed by {@link #close()}, e.g. the pool this store alone uses
    */
-  public SqlLeaseStore(DataSource dataSource, SQLDialect dialect, AutoCloseable resources) {
-    this.db = SqlSupport.dsl(dataSource, dialect);
+  SqlLeaseStore(DataSource dataSource, SqlVendor vendor, AutoCloseable resources) {
+    this.dataSource = dataSource;
+    this.db = SqlSupport.dsl(dataSource, vendor.dialect);
+    this.sql = ClaimStatements.forVendor(vendor);
+    this.answers = new ClaimAnswers(sql);
     this.resources = resources;
   }
 
-  /**
-   * {@code UPDATE task_lock SET holder, token, fence = fence + 1, last_fire = :firing, lease_until
-   * = now + ttl WHERE lock_key = :name AND lease_until <= now AND (last_fire IS NULL OR last_fire <
-   * :firing)}; when that changes no row and the row does not exist, an INSERT.
-   */
   @Override
   public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
+    return tryClaim(name, firing, holder, ttl).leaseIfWon();
+  }
+
+  /** One statement decides won, held or already run (see {@link ClaimStatements}). */
+  @Override
+  public ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
     LeaseArguments.name(name);
     LeaseArguments.holder(holder);
-    LeaseArguments.ttlMillis(ttl);
-    return take(name, LeaseArguments.firing(firing), holder, ttl);
+    long ttlMillis = LeaseArguments.ttlMillis(ttl);
+    return single(name, LeaseArguments.firing(firing), holder, ttlMillis, "claim of ");
   }
 
   /** As {@link #claim}, without the watermark condition and without moving the watermark. */
@@ -78,74 +95,83 @@ public final class SqlLeaseStore implements LeaseStore {
   public Optional<Lease> acquire(String name, String holder, Duration ttl) {
     LeaseArguments.name(name);
     LeaseArguments.holder(holder);
-    LeaseArguments.ttlMillis(ttl);
-    return take(name, null, holder, ttl);
+    long ttlMillis = LeaseArguments.ttlMillis(ttl);
+    return single(name, null, holder, ttlMillis, "acquire of ").leaseIfWon();
   }
 
-  private Optional<Lease> take(String name, Instant firing, String holder, Duration ttl) {
-    String token = LeaseArguments.newToken();
-    Field<Instant> until = Tables.nowPlus(ttl);
-    Condition free = LOCK_KEY.eq(name).and(LEASE_UNTIL.le(NOW));
-    UpdateSetMoreStep<Record> update =
-        db.update(LOCK)
-            .set(HOLDER, holder)
-            .set(TOKEN, token)
-            .set(FENCE, FENCE.plus(DSL.inline(1L)))
-            .set(LEASE_UNTIL, until);
-    if (firing != null) {
-      update = update.set(LAST_FIRE, firing);
-      free = free.and(LAST_FIRE.isNull().or(LAST_FIRE.lt(firing)));
+  private ClaimResult single(
+      String name, Instant firing, String holder, long ttlMillis, String what) {
+    ClaimAttempt attempt =
+        new ClaimAttempt(name, firing, holder, LeaseArguments.newToken(), ttlMillis);
+    ClaimResult result = run(List.of(attempt), what + name).get(0);
+    if (result.kind() == ClaimResult.Kind.FAILED) {
+      throw result.failure();
     }
-    try {
-      if (update.where(free).execute() == 0) {
-        if (db.fetchExists(LOCK, LOCK_KEY.eq(name))
-            || !insert(name, firing, holder, token, until)) {
-          log.debug("lease {} is held or its firing {} was already claimed", name, firing);
-          return Optional.empty();
-        }
-      }
-      return Optional.of(readBack(name, holder, token, ttl));
-    } catch (DataAccessException e) {
-      throw SqlSupport.failure((firing == null ? "acquire of " : "claim of ") + name, e);
+    if (!result.won()) {
+      log.debug("lease {} not taken for firing {}: {}", name, firing, result);
     }
+    return result;
   }
 
-  /** The first lease of a name; {@code false} when a racing client inserted it first. */
-  private boolean insert(
-      String name, Instant firing, String holder, String token, Field<Instant> until) {
-    try {
-      db.insertInto(LOCK)
-          .set(LOCK_KEY, name)
-          .set(HOLDER, holder)
-          .set(TOKEN, token)
-          .set(FENCE, 1L)
-          .set(LAST_FIRE, firing)
-          .set(LEASE_UNTIL, until)
-          .execute();
-      return true;
-    } catch (DataAccessException e) {
-      if (SqlSupport.isDuplicateKey(e)) {
-        return false;
-      }
-      throw e;
+  /**
+   * One statement per {@link ClaimStatements#MAX_BATCH} claims; per-claim semantics those of {@link
+   * #tryClaim}. A statement that fails fails the claims it carried, and only those.
+   */
+  @Override
+  public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    LeaseArguments.batch(requests);
+    List<ClaimAttempt> attempts = new ArrayList<>(requests.size());
+    for (ClaimRequest r : requests) {
+      attempts.add(
+          new ClaimAttempt(
+              r.name(),
+              LeaseArguments.firing(r.firing()),
+              r.holder(),
+              LeaseArguments.newToken(),
+              r.ttl().toMillis()));
+    }
+    List<ClaimResult> results = new ArrayList<>(requests.size());
+    for (int from = 0; from < attempts.size(); from += ClaimStatements.MAX_BATCH) {
+      List<ClaimAttempt> chunk =
+          attempts.subList(from, Math.min(attempts.size(), from + ClaimStatements.MAX_BATCH));
+      results.addAll(run(chunk, "batch claim of " + chunk.size() + " names"));
+    }
+    return results;
+  }
+
+  /** The answers to {@code attempts}, in their order; a store error fails every one of them. */
+  private List<ClaimResult> run(List<ClaimAttempt> attempts, String what) {
+    List<ClaimAttempt> sorted = new ArrayList<>(attempts);
+    sorted.sort(Comparator.comparing(ClaimAttempt::name));
+    try (Connection c = dataSource.getConnection()) {
+      return answers.decide(c, attempts, claimRetryingOnce(c, sorted));
+    } catch (SQLException e) {
+      return failAll(attempts, failure(what, e));
+    } catch (LeaseStoreException e) {
+      return failAll(attempts, e);
     }
   }
 
   /**
-   * Reads the fence and expiry the database gave this claim (MariaDB has no UPDATE ... RETURNING,
-   * so every database takes this one path). The token identifies our row version.
+   * The claim statement; run a second time when the database aborted it for a race it does not
+   * resolve itself (two first inserts of a name on H2, a deadlock between two batches): the failed
+   * statement changed nothing, and the second run finds the racing client's row.
    */
-  private Lease readBack(String name, String holder, String token, Duration ttl) {
-    Record row =
-        db.select(FENCE, LEASE_UNTIL)
-            .from(LOCK)
-            .where(LOCK_KEY.eq(name).and(TOKEN.eq(token)))
-            .fetchOne();
-    if (row == null) {
-      throw new LeaseStoreException(
-          "SQL store: lease " + name + " expired before it could be read back; ttl too short?");
+  private List<ClaimRow> claimRetryingOnce(Connection c, List<ClaimAttempt> sorted)
+      throws SQLException {
+    try {
+      return sql.claim(c, sorted);
+    } catch (SQLException e) {
+      if (!SqlSupport.isRace(e)) {
+        throw e;
+      }
+      log.debug("claim statement lost a race, running it again: {}", e.getMessage());
+      return sql.claim(c, sorted);
     }
-    return new Lease(name, holder, token, row.get(FENCE), ttl, row.get(LEASE_UNTIL));
+  }
+
+  private static List<ClaimResult> failAll(List<ClaimAttempt> attempts, LeaseStoreException e) {
+    return attempts.stream().map(a -> ClaimResult.failed(e)).toList();
   }
 
   /**
@@ -156,23 +182,12 @@ public final class SqlLeaseStore implements LeaseStore {
   @Override
   public boolean renew(Lease lease, Duration ttl) {
     LeaseArguments.lease(lease);
-    LeaseArguments.ttlMillis(ttl);
-    try {
-      boolean renewed =
-          db.update(LOCK)
-                  .set(LEASE_UNTIL, Tables.nowPlus(ttl))
-                  .where(LOCK_KEY.eq(lease.name()))
-                  .and(TOKEN.eq(lease.token()))
-                  .and(LEASE_UNTIL.gt(NOW))
-                  .execute()
-              == 1;
-      if (!renewed) {
-        log.warn("renewal of {} refused: the lease expired or another holder has it", lease);
-      }
-      return renewed;
-    } catch (DataAccessException e) {
-      throw SqlSupport.failure("renewal of " + lease.name(), e);
+    long ttlMillis = LeaseArguments.ttlMillis(ttl);
+    boolean renewed = update(sql.renew, "renewal of ", lease, ttlMillis);
+    if (!renewed) {
+      log.warn("renewal of {} refused: the lease expired or another holder has it", lease);
     }
+    return renewed;
   }
 
   /**
@@ -182,18 +197,34 @@ public final class SqlLeaseStore implements LeaseStore {
   @Override
   public boolean release(Lease lease) {
     LeaseArguments.lease(lease);
-    try {
-      return db.update(LOCK)
-              .set(HOLDER, (String) null)
-              .set(TOKEN, (String) null)
-              .set(LEASE_UNTIL, NOW)
-              .where(LOCK_KEY.eq(lease.name()))
-              .and(TOKEN.eq(lease.token()))
-              .execute()
-          == 1;
-    } catch (DataAccessException e) {
-      throw SqlSupport.failure("release of " + lease.name(), e);
+    return update(sql.release, "release of ", lease, -1);
+  }
+
+  /** Runs a renewal or release; more than one changed row means the table lost its primary key. */
+  private boolean update(String statement, String what, Lease lease, long ttlMillis) {
+    int changed;
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(statement)) {
+      int i = 1;
+      if (ttlMillis > 0) {
+        ps.setLong(i++, ttlMillis);
+      }
+      ps.setString(i++, lease.name());
+      ps.setString(i, lease.token());
+      changed = ps.executeUpdate();
+    } catch (SQLException e) {
+      throw failure(what + lease.name(), e);
     }
+    if (changed > 1) {
+      throw new LeaseStoreException(
+          "SQL store: "
+              + what
+              + lease.name()
+              + ": the server changed "
+              + changed
+              + " rows for one lease name: task_lock has no primary key on lock_key");
+    }
+    return changed == 1;
   }
 
   @Override
@@ -233,6 +264,10 @@ public final class SqlLeaseStore implements LeaseStore {
         r.get(LAST_FIRE),
         r.get(FENCE),
         Boolean.TRUE.equals(r.get(HELD)));
+  }
+
+  private static LeaseStoreException failure(String what, SQLException e) {
+    return new LeaseStoreException("SQL store: " + what + " failed: " + e.getMessage(), e);
   }
 
   @Override

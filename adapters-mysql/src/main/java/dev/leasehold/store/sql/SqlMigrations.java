@@ -2,6 +2,8 @@ package dev.leasehold.store.sql;
 
 import dev.leasehold.core.lease.LeaseStoreException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
@@ -20,10 +22,41 @@ final class SqlMigrations {
   static final String HISTORY_TABLE = "leasehold_schema_history";
   static final String LOCATION = "classpath:leasehold/db/migration";
 
+  /** The version of the newest script under {@link #LOCATION}. */
+  static final String LATEST_VERSION = "1";
+
   private SqlMigrations() {}
 
   /** Attempts before a failing migration is reported. */
   private static final int ATTEMPTS = 5;
+
+  /**
+   * Whether the schema is already at {@link #LATEST_VERSION}: one query on Flyway's history table,
+   * so that opening a current store loads and runs none of Flyway. Any failure of the query (no
+   * history table yet, an older layout) answers {@code false}, and {@link #migrate} decides.
+   *
+   * @throws LeaseStoreException when the database cannot be reached at all
+   */
+  static boolean isCurrent(DataSource dataSource) {
+    try (Connection c = dataSource.getConnection()) {
+      String q = c.getMetaData().getIdentifierQuoteString();
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT COUNT(*) FROM %s%s%s WHERE %sversion%s = ? AND %ssuccess%s = ?"
+                  .formatted(q, HISTORY_TABLE, q, q, q, q, q))) {
+        ps.setString(1, LATEST_VERSION);
+        ps.setBoolean(2, true);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() && rs.getLong(1) == 1;
+        }
+      } catch (SQLException e) {
+        log.debug("schema not known to be current, migrating: {}", e.getMessage());
+        return false;
+      }
+    } catch (SQLException e) {
+      throw new LeaseStoreException("SQL store: cannot connect: " + e.getMessage(), e);
+    }
+  }
 
   /**
    * Migrates to the latest version; a no-op when already there. Flyway serializes the migrations

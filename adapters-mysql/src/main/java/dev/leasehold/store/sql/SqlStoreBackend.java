@@ -17,7 +17,7 @@ final class SqlStoreBackend implements StoreBackend {
   SqlStoreBackend(HikariDataSource pool, SqlVendor vendor) {
     this.pool = pool;
     // the pool belongs to the backend: closing the lease store alone leaves it open
-    this.leaseStore = new SqlLeaseStore(pool, vendor.dialect, () -> {});
+    this.leaseStore = new SqlLeaseStore(pool, vendor, () -> {});
     this.executionLog = new SqlExecutionLog(pool, vendor.dialect);
     this.db = SqlSupport.dsl(pool, vendor.dialect);
   }

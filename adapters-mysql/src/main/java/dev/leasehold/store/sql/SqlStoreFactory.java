@@ -17,8 +17,16 @@ import java.util.Set;
  * shared by the lease store and the execution log.
  */
 public final class SqlStoreFactory implements StoreFactory {
-  /** Connections per opened store: claims are one short statement each. */
-  static final int POOL_SIZE = 5;
+  /**
+   * Connections per opened store unless {@code store.options.pool-size} says otherwise: every lease
+   * operation is one short statement, and coinciding claims go out as one batch statement.
+   */
+  static final int POOL_SIZE = 10;
+
+  /** The store option that sets the pool size. */
+  static final String POOL_SIZE_OPTION = "pool-size";
+
+  static final int MAX_POOL_SIZE = 200;
 
   /** A migration may wait this long for another process's migration lock. */
   private static final Duration MIGRATION_TIMEOUT = Duration.ofSeconds(60);
@@ -36,6 +44,15 @@ public final class SqlStoreFactory implements StoreFactory {
     }
     if (settings.commandTimeout().isNegative() || settings.commandTimeout().isZero()) {
       return "store.command-timeout: must be positive, got " + settings.commandTimeout();
+    }
+    String size = settings.options().get(POOL_SIZE_OPTION);
+    if (size != null && poolSize(settings) == 0) {
+      return "store.options."
+          + POOL_SIZE_OPTION
+          + ": expected a whole number from 1 to "
+          + MAX_POOL_SIZE
+          + ", got "
+          + size;
     }
     String url = settings.url();
     if (url == null || url.isBlank()) {
@@ -70,12 +87,34 @@ public final class SqlStoreFactory implements StoreFactory {
     SqlVendor vendor = SqlVendor.forType(settings.type());
     Duration timeout = settings.commandTimeout();
     Duration migrationRead = timeout.compareTo(MIGRATION_TIMEOUT) > 0 ? timeout : MIGRATION_TIMEOUT;
-    try (HikariDataSource migration = pool(vendor, settings, migrationRead, 2, "migration")) {
-      SqlMigrations.migrate(migration, vendor);
-    }
     HikariDataSource pool =
-        pool(vendor, settings, timeout, POOL_SIZE, vendor.name().toLowerCase(Locale.ROOT));
+        pool(vendor, settings, timeout, poolSize(settings), vendor.name().toLowerCase(Locale.ROOT));
+    try {
+      // a current schema costs one query; Flyway runs (on its own pool) only when it has work
+      if (!SqlMigrations.isCurrent(pool)) {
+        try (HikariDataSource migration = pool(vendor, settings, migrationRead, 2, "migration")) {
+          SqlMigrations.migrate(migration, vendor);
+        }
+      }
+    } catch (RuntimeException e) {
+      pool.close();
+      throw e;
+    }
     return new SqlStoreBackend(pool, vendor);
+  }
+
+  /** The configured pool size, {@link #POOL_SIZE} when not set, 0 when not a valid size. */
+  static int poolSize(StoreSettings settings) {
+    String text = settings.options().get(POOL_SIZE_OPTION);
+    if (text == null) {
+      return POOL_SIZE;
+    }
+    try {
+      int size = Integer.parseInt(text.strip());
+      return size >= 1 && size <= MAX_POOL_SIZE ? size : 0;
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   static HikariDataSource pool(

@@ -6,7 +6,6 @@ import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
-import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /** jOOQ setup and error translation shared by the SQL store's classes. */
@@ -23,14 +22,22 @@ final class SqlSupport {
   }
 
   /**
-   * Whether {@code e} is a primary-key violation: SQLState 23505 (H2, PostgreSQL) or MariaDB/MySQL
-   * error 1062 (SQLState 23000).
+   * Whether the database aborted a statement for a race that running it again resolves: a
+   * primary-key violation (SQLState 23505 on H2 and PostgreSQL, MariaDB/MySQL error 1062), a
+   * deadlock or serialization failure (SQLState 40001, 40P01; MariaDB/MySQL error 1213). In
+   * autocommit the aborted statement changed nothing.
    */
-  static boolean isDuplicateKey(DataAccessException e) {
+  static boolean isRace(SQLException e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException sql
-          && ("23505".equals(sql.getSQLState()) || sql.getErrorCode() == 1062)) {
-        return true;
+      if (t instanceof SQLException sql) {
+        String state = sql.getSQLState();
+        if ("23505".equals(state)
+            || "40001".equals(state)
+            || "40P01".equals(state)
+            || sql.getErrorCode() == 1062
+            || sql.getErrorCode() == 1213) {
+          return true;
+        }
       }
     }
     return false;

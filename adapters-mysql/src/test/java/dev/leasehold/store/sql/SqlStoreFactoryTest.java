@@ -73,6 +73,21 @@ class SqlStoreFactoryTest {
   }
 
   @Test
+  void thePoolSizeIsAStoreOptionFromOneTo200() {
+    assertThat(SqlStoreFactory.poolSize(settings("h2", null))).isEqualTo(SqlStoreFactory.POOL_SIZE);
+    assertThat(SqlStoreFactory.poolSize(withOption("pool-size", "32"))).isEqualTo(32);
+    assertThat(factory.validate(withOption("pool-size", " 200 "))).isNull();
+    for (String bad : List.of("0", "201", "-1", "many", "")) {
+      assertThat(factory.validate(withOption("pool-size", bad)))
+          .isEqualTo("store.options.pool-size: expected a whole number from 1 to 200, got " + bad);
+    }
+  }
+
+  private static StoreSettings withOption(String key, String value) {
+    return new StoreSettings("h2", null, List.of(), null, null, null, null, Map.of(key, value));
+  }
+
+  @Test
   void openRefusesInvalidSettingsWithoutConnecting() {
     assertThatThrownBy(() -> factory.open(settings("postgres", "jdbc:h2:mem:x")))
         .isInstanceOf(IllegalArgumentException.class)

@@ -67,6 +67,13 @@ final class TestDatabase implements AutoCloseable {
             admin(admin, "root", SqlVendor.MARIADB, db -> db.dropDatabaseIfExists(name).execute()));
   }
 
+  /** A MariaDB database used as {@code type: mysql} through a {@code jdbc:mysql:} URL. */
+  static TestDatabase mysqlOnMariaDb() {
+    TestDatabase maria = mariaDb();
+    return new TestDatabase(
+        "mysql", maria.url.replace("jdbc:mariadb:", "jdbc:mysql:"), "root", maria.drop);
+  }
+
   static TestDatabase postgres() {
     ServerAvailability.require("PostgreSQL on 127.0.0.1:5432", "127.0.0.1", 5432, HOW_TO_START);
     String name = randomName();
@@ -123,7 +130,17 @@ final class TestDatabase implements AutoCloseable {
   LeaseStore leaseStore(StoreSettings settings) {
     HikariDataSource pool =
         SqlStoreFactory.pool(vendor, settings, settings.commandTimeout(), 5, "t");
-    return new SqlLeaseStore(pool, vendor.dialect, pool);
+    return new SqlLeaseStore(pool, vendor, pool);
+  }
+
+  /** Runs plain SQL statements on a connection configured as the store's are. */
+  void execute(String... statements) {
+    withDsl(
+        db -> {
+          for (String statement : statements) {
+            db.execute(statement);
+          }
+        });
   }
 
   /** Runs {@code work} on a pooled connection configured as the store's are. */

@@ -11,6 +11,7 @@ import dev.leasehold.app.wiring.JobDefinitions;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
 import dev.leasehold.core.job.JobRunner;
+import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.JobDefinition;
 import dev.leasehold.core.scheduler.Scheduler;
 import dev.leasehold.core.scheduler.SchedulerListener;
@@ -51,15 +52,22 @@ public final class Daemon {
   public int run() throws IOException {
     DaemonConfig config = prepared.config();
     try {
+      log.info(
+          "starting: node {}, {} jobs, opening store {}",
+          config.node(),
+          config.jobs().size(),
+          StoreOpener.describe(config.store()));
       Optional<StoreBackend> opened =
-          StoreOpener.openWithRetry(prepared.storeFactory(), config.store(), shutdownRequested);
+          StoreOpener.openWithRetry(
+              prepared.storeFactory(), config.store(), config.node(), shutdownRequested);
       if (opened.isEmpty()) {
         log.info("shutdown requested before the store answered");
         return 0;
       }
       try (StoreBackend backend = opened.get()) {
         StoreHealth health = new StoreHealth(backend, System::nanoTime);
-        DaemonMetrics metrics = config.admin() == null ? null : new DaemonMetrics(health);
+        DaemonMetrics metrics =
+            config.admin() == null ? null : new DaemonMetrics(health, config.jobs());
         UnaryOperator<JobRunner> decorate =
             metrics == null
                 ? TaggedJobRunner::tag
@@ -76,7 +84,9 @@ public final class Daemon {
                 .listener(metrics == null ? SchedulerListener.NONE : metrics)
                 .build();
         if (metrics != null) {
-          admin = AdminServer.start(config, scheduler, backend.leaseStore(), health, metrics);
+          admin =
+              AdminServer.start(
+                  config, scheduler, backend.leaseStore(), health, metrics, backend.executionLog());
         }
         scheduler.start();
         log.info(
@@ -87,7 +97,7 @@ public final class Daemon {
             ManagementFactory.getRuntimeMXBean().getUptime());
         awaitShutdown();
         log.info(
-            "stopping: waiting up to {} ms for running jobs", config.shutdownGrace().toMillis());
+            "stopping: waiting up to {} for running jobs", Durations.human(config.shutdownGrace()));
         if (admin != null) {
           admin.close();
         }
