@@ -82,6 +82,19 @@ class CommandJobRunnerTest {
   }
 
   @Test
+  void aLineLongerThanTheCapIsCutAndTheRestDroppedWithAMarker() throws Exception {
+    // 3,000,000 bytes without a newline, then a normal line
+    sh("head -c 3000000 /dev/zero | tr '\\0' x; echo; echo after").run(JobContexts.of("long", 1));
+
+    List<String> lines = output.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0))
+        .startsWith("x".repeat(OutputPump.MAX_LINE) + " [")
+        .endsWith("[" + (3_000_000 - OutputPump.MAX_LINE) + " more bytes of this line dropped]");
+    assertThat(lines.get(1)).isEqualTo("after");
+  }
+
+  @Test
   void theExitCodeDecidesTheOutcome() throws Exception {
     JobResult failed = sh("exit 3").run(JobContexts.of("fails", 1));
     JobResult ok = sh("exit 0").run(JobContexts.of("works", 1));
