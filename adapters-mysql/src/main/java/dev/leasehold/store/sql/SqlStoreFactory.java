@@ -28,7 +28,7 @@ public final class SqlStoreFactory implements StoreFactory {
    * How long opening an H2 file may take: after a process died without closing it, H2 waits a few
    * seconds until the stale {@code .lock.db} is old enough to take over.
    */
-  private static final Duration H2_OPEN_TIMEOUT = Duration.ofSeconds(15);
+  private static final Duration H2_OPEN_TIMEOUT = Duration.ofSeconds(30);
 
   static {
     // before any H2 class loads: H2 reads this once
