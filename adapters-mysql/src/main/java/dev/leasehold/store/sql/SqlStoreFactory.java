@@ -32,7 +32,7 @@ public final class SqlStoreFactory implements StoreFactory {
 
   static {
     // before any H2 class loads: H2 reads this once
-    // H2Files.bindToLoopback();
+    H2Files.bindToLoopback();
   }
 
   @Override
@@ -85,7 +85,7 @@ public final class SqlStoreFactory implements StoreFactory {
     Duration migrationRead = longer(timeout, MIGRATION_TIMEOUT);
     Duration migrationConnect = vendor == SqlVendor.H2 ? longer(timeout, H2_OPEN_TIMEOUT) : timeout;
     if (vendor == SqlVendor.H2) {
-      // H2Files.prepare(url);
+      H2Files.prepare(url);
     }
     try (HikariDataSource migration =
         pool(vendor, url, settings, migrationConnect, migrationRead, 2, "migration")) {
@@ -118,7 +118,7 @@ public final class SqlStoreFactory implements StoreFactory {
       pool.close();
       throw SqlSupport.failure("open", new IllegalStateException(e.getMessage(), e));
     }
-    // H2Files.restrictFiles(H2Files.databasePath(url));
+    H2Files.restrictFiles(H2Files.databasePath(url));
   }
 
   private static Duration longer(Duration a, Duration b) {
