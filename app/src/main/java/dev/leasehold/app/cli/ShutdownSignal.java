@@ -15,4 +15,13 @@ public interface ShutdownSignal {
   static ShutdownSignal signals() {
     return SignalShutdown.install();
   }
+
+  /**
+   * JVM shutdown hooks (run on SIGTERM, SIGINT and normal exit). They run alongside every library's
+   * own hooks, so a stop that still needs the store can race them: {@link #signals()} is what
+   * {@code main} uses.
+   */
+  static ShutdownSignal jvm() {
+    return action -> Runtime.getRuntime().addShutdownHook(new Thread(action, "leasehold-shutdown"));
+  }
 }

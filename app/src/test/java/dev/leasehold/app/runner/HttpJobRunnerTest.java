@@ -2,6 +2,9 @@ package dev.leasehold.app.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.sun.net.httpserver.HttpServer;
 import dev.leasehold.app.config.JobAction;
 import dev.leasehold.core.job.JobResult;
@@ -12,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -19,6 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 /** The HTTP runner against a real JDK HTTP server on loopback. */
 class HttpJobRunnerTest {
@@ -181,6 +186,32 @@ class HttpJobRunnerTest {
     JobResult result = call("GET", "/endless", null, Duration.ofSeconds(30));
 
     assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+  }
+
+  @Test
+  void userInfoAndAnApiKeyInTheUrlAreNeitherLoggedNorRecorded() throws Exception {
+    Logger logger = (Logger) LoggerFactory.getLogger(HttpJobRunner.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    try {
+      URI secretUrl =
+          URI.create(
+              "http://user:Pa55word@127.0.0.1:"
+                  + server.getAddress().getPort()
+                  + "/broken?api_key=K3yValue&x=1");
+      JobAction.Http action =
+          new JobAction.Http("GET", secretUrl, Map.of(), null, Duration.ofSeconds(10));
+      JobResult result =
+          new HttpJobRunner(action, HttpJobRunner.newClient()).run(JobContexts.of("report", 9));
+
+      assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
+      List<String> lines = logged.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+      assertThat(lines).isNotEmpty();
+      assertThat(String.join("\n", lines) + result.detail()).doesNotContain("Pa55word", "K3yValue");
+    } finally {
+      logger.detachAppender(logged);
+    }
   }
 
   @Test
