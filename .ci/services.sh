@@ -83,4 +83,7 @@ if ! ls /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 >/dev/null 2>&1 \
   log "installing faketime"; apt_install faketime
 fi
 command -v setsid >/dev/null || apt_install util-linux
+# the status page is tested in a real headless browser
+{ [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; } || {
+  log "installing chromium and chromium-driver"; apt_install chromium chromium-driver; }
 log "all services ready"

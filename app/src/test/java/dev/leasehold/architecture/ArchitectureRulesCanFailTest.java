@@ -9,12 +9,21 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The rules are not vacuous: applied to core's test-jar, where the contract kit uses JUnit and the
- * reference in-memory store implements LeaseStore outside any adapter, they report it.
+ * reference in-memory store implements LeaseStore outside any adapter, they report it; applied to
+ * {@code dev.leasehold.store.fake} (test fixtures of this module, listed nowhere in the rules), a
+ * new adapter package that uses another adapter and is used by the core is caught.
  */
 class ArchitectureRulesCanFailTest {
   private final JavaClasses coreTestJar =
       new ClassFileImporter()
           .importPackages("dev.leasehold.core.testing", "dev.leasehold.core.lease");
+
+  private final JavaClasses withAFakeAdapter =
+      new ClassFileImporter()
+          .importPackages(
+              "dev.leasehold.store",
+              "dev.leasehold.core.lease.fixture",
+              "dev.leasehold.core.store");
 
   @Test
   void theCoreDependencyRuleCatchesAFrameworkDependency() {
@@ -30,5 +39,38 @@ class ArchitectureRulesCanFailTest {
         ArchitectureTest.everyLeaseStoreLivesInAnAdapter.evaluate(coreTestJar);
     assertThat(result.hasViolation()).isTrue();
     assertThat(result.getFailureReport().toString()).contains("InMemoryLeaseStore");
+  }
+
+  @Test
+  void aNewAdapterPackageThatUsesAnotherAdapterIsCaught() {
+    EvaluationResult result = ArchitectureTest.noAdapterDependsOnAnother.evaluate(withAFakeAdapter);
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().toString())
+        .contains("FakeStoreFactory")
+        .contains("RedisStoreFactory");
+  }
+
+  @Test
+  void theOnionCatchesACoreClassThatUsesANewAdapterPackage() {
+    EvaluationResult result = ArchitectureTest.layersFormAnOnion.evaluate(withAFakeAdapter);
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().toString())
+        .contains("ReachesIntoAFakeStore")
+        .contains("FakeStoreFactory");
+  }
+
+  @Test
+  void adapterModulesAreRecognisedByWhereTheirClassesComeFrom() {
+    JavaClasses imported =
+        new ClassFileImporter()
+            .importClasses(
+                dev.leasehold.store.redis.RedisStoreFactory.class,
+                dev.leasehold.store.sql.SqlStoreFactory.class,
+                dev.leasehold.store.mongo.MongoStoreFactory.class,
+                dev.leasehold.core.store.StoreFactory.class,
+                dev.leasehold.store.fake.FakeStoreFactory.class);
+    assertThat(imported.that(AdapterModules.COME_FROM_AN_ADAPTER_MODULE))
+        .extracting(c -> c.getSimpleName())
+        .containsExactlyInAnyOrder("RedisStoreFactory", "SqlStoreFactory", "MongoStoreFactory");
   }
 }

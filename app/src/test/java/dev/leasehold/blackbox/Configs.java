@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Collectors;
 
-/** Writes daemon configuration files (DESIGN §5) for the black-box tests. */
+/** Writes daemon configuration files (docs/configuration.md) for the black-box tests. */
 final class Configs {
   /** What a run appends: {@code FIRE NODE FENCE}, one line, one write. */
   static final String LEDGER_LINE = "$LEASEHOLD_FIRE_TIME $LEASEHOLD_NODE $LEASEHOLD_FENCE";

@@ -23,8 +23,8 @@ import java.util.stream.Collectors;
  *       has a line, except inside a declared fault window {@code [fault, fault + ttl + slack]},
  *       where a dead or paused holder's lease may block the job until its TTL ends.
  *   <li><b>On schedule</b>: every firing is one of the job's instants.
- *   <li>Optionally, <b>no overlap</b> (issue 5): with {@code start}/{@code end} lines, no run
- *       starts while another is running; a {@code killed NODE} line ends that node's open runs.
+ *   <li>Optionally, <b>no overlap</b> (G4/G5): with {@code start}/{@code end} lines, no run starts
+ *       while another is running; a {@code killed NODE} line ends that node's open runs.
  * </ol>
  *
  * Each problem names the firing, the nodes, fences and ledger lines involved.

@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Black-box tests of daemons on {@code store.type: mongo} (issue 5 item 3), against
- * mongo-java-server running as its own process: it is a wire-compatible test server, not a real
- * mongod (none can be installed on these machines).
+ * Black-box tests of daemons on {@code store.type: mongo}, against mongo-java-server running as its
+ * own process: it is a wire-compatible test server, not a real mongod (none can be installed on
+ * these machines).
  */
 class MongoBlackBoxIT {
   @RegisterExtension final BlackBox box = new BlackBox();
@@ -27,11 +27,11 @@ class MongoBlackBoxIT {
   }
 
   /**
-   * Issue 5 acceptance: a job longer than its TTL (ttl 2 s, renewed every 500 ms, runs 5 s, every
-   * 10 s) on three daemons with clocks +1.5 s, -1.5 s and 0. The holder of one run is SIGKILLed,
-   * the holder of a later run is SIGSTOPped for 4 s (twice the TTL, less than the gap to the next
-   * firing) and continued. No firing runs twice and no two runs overlap: the {@code start} and
-   * {@code end} lines (the job's TERM trap writes {@code end} too) never interleave.
+   * A job longer than its TTL (ttl 2 s, renewed every 500 ms, runs 5 s, every 10 s) on three
+   * daemons with clocks +1.5 s, -1.5 s and 0. The holder of one run is SIGKILLed, the holder of a
+   * later run is SIGSTOPped for 4 s (twice the TTL, less than the gap to the next firing) and
+   * continued. No firing runs twice and no two runs overlap: the {@code start} and {@code end}
+   * lines (the job's TERM trap writes {@code end} too) never interleave.
    */
   @Test
   void aJobLongerThanItsTtlNeverRunsTwiceAtOnce() {

@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Black-box tests of daemons on {@code store.type: redis} (issue 4 item 4): kill, pause and skew
- * and the stolen lease on the shared Redis (a fresh key prefix per test), and a crash and restart
- * of a Redis with AOF that the test runs itself.
+ * Black-box tests of daemons on {@code store.type: redis}: kill, pause and skew and the stolen
+ * lease on the shared Redis (a fresh key prefix per test), and a crash and restart of a Redis with
+ * AOF that the test runs itself.
  */
 class RedisBlackBoxIT {
   @RegisterExtension final BlackBox box = new BlackBox();

@@ -9,9 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Issue 4 acceptance: three daemons on {@code store.type: redlock} over three redis-server
- * processes the test starts (AOF, free ports) keep firing a 1 s job exactly once while one Redis
- * node is killed and started again: a majority (2 of 3) stays, so no firing may be missed.
+ * Three daemons on {@code store.type: redlock} over three redis-server processes the test starts
+ * (AOF, free ports) keep firing a 1 s job exactly once while one Redis node is killed and started
+ * again: a majority (2 of 3) stays, so no firing may be missed.
  */
 class RedlockBlackBoxIT {
   @RegisterExtension final BlackBox box = new BlackBox();

@@ -40,11 +40,10 @@ final class Scenarios {
   private Scenarios() {}
 
   /**
-   * Issue 3 item 10 (and issue 4 item 4, issue 5 item 3): three daemons with wall clocks +1.5 s,
-   * -1.5 s and 0 run a 1 s job. A holder is SIGKILLed with its process group right after it wrote
-   * its line (its job still holds the lease) and restarted; later a holder is SIGSTOPped for 6 s
-   * (twice the TTL) and continued. Every firing runs once, fences rise, and firings are missing
-   * only within TTL + slack of a fault.
+   * G1/G2/G3: three daemons with wall clocks +1.5 s, -1.5 s and 0 run a 1 s job. A holder is
+   * SIGKILLed with its process group right after it wrote its line (its job still holds the lease)
+   * and restarted; later a holder is SIGSTOPped for 6 s (twice the TTL) and continued. Every firing
+   * runs once, fences rise, and firings are missing only within TTL + slack of a fault.
    */
   static void killPauseAndSkew(BlackBox box, BlackBoxStore store) {
     Path ledger = box.dir().resolve("ledger");
@@ -81,10 +80,10 @@ final class Scenarios {
   }
 
   /**
-   * Issue 3 item 10: a running job whose lease is deleted behind its back (the lease row, the lease
-   * key) loses it at the next renewal and its whole process tree is stopped: SIGTERM (its trap
-   * writes {@code terminated}), SIGKILL after the grace. The daemon logs the loss and the history
-   * records {@code lease-lost}.
+   * G5/G7: a running job whose lease is deleted behind its back (the lease row, the lease key)
+   * loses it at the next renewal and its whole process tree is stopped: SIGTERM (its trap writes
+   * {@code terminated}), SIGKILL after the grace. The daemon logs the loss and the history records
+   * {@code lease-lost}.
    */
   static void stolenLease(BlackBox box, BlackBoxStore store) {
     Path marker = box.dir().resolve("marker");
@@ -136,9 +135,9 @@ final class Scenarios {
   }
 
   /**
-   * G9 (issue 3 item 10): a job {@code every: 10s} with {@code misfire-grace: 30s}. One daemon runs
-   * a firing, every daemon stops, two firings pass, one daemon starts: the latest missed firing
-   * runs exactly once and the older one never.
+   * G9: a job {@code every: 10s} with {@code misfire-grace: 30s}. One daemon runs a firing, every
+   * daemon stops, two firings pass, one daemon starts: the latest missed firing runs exactly once
+   * and the older one never.
    */
   static void catchUp(BlackBox box, BlackBoxStore store) {
     Path ledger = box.dir().resolve("ledger");

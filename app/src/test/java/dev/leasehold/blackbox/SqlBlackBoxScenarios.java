@@ -4,8 +4,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The issue 3 black-box scenarios on one SQL server, each test in a fresh database or schema that
- * is dropped afterwards: see {@link Scenarios}. Subclasses name the server.
+ * The black-box scenarios on one SQL server, each test in a fresh database or schema that is
+ * dropped afterwards: see {@link Scenarios}. Subclasses name the server.
  */
 abstract class SqlBlackBoxScenarios {
   @RegisterExtension final BlackBox box = new BlackBox();

@@ -85,9 +85,20 @@ public final class MongoExecutionLog implements ExecutionLog {
     if (indexed) {
       return;
     }
-    executions.createIndex(
-        Indexes.compoundIndex(Indexes.ascending("job"), Indexes.descending("startedAt")),
-        new IndexOptions().name("job_startedAt"));
+    try {
+      executions.createIndex(
+          Indexes.compoundIndex(Indexes.ascending("job"), Indexes.descending("startedAt")),
+          new IndexOptions().name("job_startedAt"));
+    } catch (MongoException e) {
+      if (!MongoErrors.isUnsupported(e)) {
+        throw e;
+      }
+      LOG.warn(
+          "history index on {} not created: the server does not support it ({}); history works,"
+              + " reads scan the collection",
+          executions.getNamespace(),
+          MongoErrors.serverMessage(e));
+    }
     try {
       executions.createIndex(
           Indexes.ascending("finishedAt"),
@@ -95,6 +106,15 @@ public final class MongoExecutionLog implements ExecutionLog {
               .name("finishedAt_ttl")
               .expireAfter(retention.getSeconds(), TimeUnit.SECONDS));
     } catch (MongoException e) {
+      if (MongoErrors.isUnsupported(e)) {
+        LOG.warn(
+            "history retention not enforced on {}: the server does not support TTL indexes ({});"
+                + " old records stay until deleted by hand",
+            executions.getNamespace(),
+            MongoErrors.serverMessage(e));
+        indexed = true;
+        return;
+      }
       if (e.getCode() != 85 && e.getCode() != 86) {
         throw e;
       }

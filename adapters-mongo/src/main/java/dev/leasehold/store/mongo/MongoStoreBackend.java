@@ -1,11 +1,15 @@
 package dev.leasehold.store.mongo;
 
+import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
+import java.util.Date;
+import java.util.function.Supplier;
 import org.bson.Document;
 
 /**
@@ -24,7 +28,9 @@ final class MongoStoreBackend implements StoreBackend {
         MongoErrors.call("client creation", () -> MongoClients.create(config.clientSettings()));
     this.database = client.getDatabase(config.database());
     // the client belongs to this backend: closing the lease store alone leaves it open
-    this.leases = new MongoLeaseStore(database.getCollection(config.leaseCollection()), () -> {});
+    this.leases =
+        new MongoLeaseStore(
+            database.getCollection(config.leaseCollection()), serverClock(database), () -> {});
     this.executions =
         new MongoExecutionLog(
             database.getCollection(config.executionCollection()), config.historyRetention());
@@ -34,9 +40,31 @@ final class MongoStoreBackend implements StoreBackend {
   static MongoLeaseStore leaseStoreOwningItsClient(MongoStoreConfig config) {
     MongoClient client =
         MongoErrors.call("client creation", () -> MongoClients.create(config.clientSettings()));
+    MongoDatabase database = client.getDatabase(config.database());
     return new MongoLeaseStore(
-        client.getDatabase(config.database()).getCollection(config.leaseCollection()),
-        client::close);
+        database.getCollection(config.leaseCollection()), serverClock(database), client::close);
+  }
+
+  /**
+   * The server's own time, from {@code hello.localTime} (or the older {@code isMaster}, for servers
+   * that predate {@code hello}).
+   */
+  private static Supplier<Date> serverClock(MongoDatabase database) {
+    return () -> {
+      Document answer;
+      try {
+        answer = database.runCommand(new Document("hello", 1));
+      } catch (MongoCommandException e) {
+        answer = database.runCommand(new Document("isMaster", 1));
+      }
+      Date now = answer.getDate("localTime");
+      if (now == null) {
+        throw new IncompatibleStoreException(
+            "MongoDB read of the server's time: the server does not tell its time (no localTime in"
+                + " hello or isMaster)");
+      }
+      return now;
+    };
   }
 
   @Override

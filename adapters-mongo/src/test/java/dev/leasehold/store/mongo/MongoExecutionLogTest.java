@@ -1,7 +1,6 @@
 package dev.leasehold.store.mongo;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -24,9 +23,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link MongoExecutionLog} against mongo-java-server, the in-process wire-compatible test server.
- * It accepts the TTL index but never deletes expired documents, so retention is checked by the
- * index definition, not by waiting for deletion.
+ * What {@link MongoExecutionLog} adds to the history contract ({@link
+ * MongoExecutionLogContractTest}): indexes and retention, against mongo-java-server, the in-process
+ * wire-compatible test server. It accepts the TTL index but never deletes expired documents, so
+ * retention is checked by the index definition, not by waiting for deletion.
  */
 class MongoExecutionLogTest {
   private static final Instant T0 = Instant.parse("2026-11-30T06:30:00Z");
@@ -76,46 +76,6 @@ class MongoExecutionLogTest {
         outcome,
         outcome == Outcome.SUCCEEDED ? 0 : 1,
         outcome == Outcome.SUCCEEDED ? null : "exit 1");
-  }
-
-  @Test
-  void aRecordComesBackWithEveryField() {
-    ExecutionRecord manual =
-        new ExecutionRecord(
-            "backup",
-            T0,
-            "gateway-1",
-            42,
-            TriggerKind.MANUAL,
-            T0.plusMillis(5),
-            T0.plusSeconds(90),
-            Outcome.LEASE_LOST,
-            null,
-            "lease lost after 61s");
-    log.record(manual);
-    assertThat(log.recent("backup", 5)).containsExactly(manual);
-  }
-
-  @Test
-  void recentIsNewestFirstFilteredByJobAndLimited() {
-    for (int minute = 0; minute < 5; minute++) {
-      log.record(run("digest", minute, minute == 3 ? Outcome.FAILED : Outcome.SUCCEEDED));
-      log.record(run("backup", minute, Outcome.SUCCEEDED));
-    }
-    List<ExecutionRecord> digests = log.recent("digest", 3);
-    assertThat(digests).extracting(ExecutionRecord::job).containsOnly("digest");
-    assertThat(digests)
-        .extracting(ExecutionRecord::fireTime)
-        .containsExactly(T0.plusSeconds(240), T0.plusSeconds(180), T0.plusSeconds(120));
-    assertThat(digests.get(1).outcome()).isEqualTo(Outcome.FAILED);
-    assertThat(digests.get(1).detail()).isEqualTo("exit 1");
-    assertThat(log.recent(null, 100)).hasSize(10);
-    assertThat(log.recent("nothing-ran", 10)).isEmpty();
-  }
-
-  @Test
-  void aLimitBelowOneIsRejected() {
-    assertThatThrownBy(() -> log.recent(null, 0)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

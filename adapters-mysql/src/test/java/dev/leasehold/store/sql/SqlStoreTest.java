@@ -1,12 +1,7 @@
 package dev.leasehold.store.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leasehold.core.job.ExecutionLog;
-import dev.leasehold.core.job.ExecutionRecord;
-import dev.leasehold.core.job.Outcome;
-import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
@@ -33,7 +28,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What the SQL store adds to the lease contract, on each database: execution history, migrations
+ * What the SQL store adds to the lease and history contracts, on each database: migrations
  * (idempotent, concurrent, next to an application's tables), and time taken from the database's
  * clock in UTC whatever the JVM's and the session's time zones are.
  */
@@ -66,60 +61,6 @@ abstract class SqlStoreTest {
 
   private static String freshName() {
     return "sql-" + UUID.randomUUID().toString().substring(0, 13);
-  }
-
-  private static ExecutionRecord run(String job, Instant fire, Outcome outcome, Integer exit) {
-    return new ExecutionRecord(
-        job,
-        fire,
-        "node-1",
-        7,
-        TriggerKind.SCHEDULED,
-        fire.plusMillis(12),
-        fire.plusSeconds(3),
-        outcome,
-        exit,
-        exit == null ? null : "exit " + exit + " … ünïcode");
-  }
-
-  @Test
-  void theExecutionLogKeepsEveryFieldAndListsNewestFirst() {
-    ExecutionLog log = backend.executionLog();
-    String job = freshName();
-    Instant t = Instant.parse("2026-11-30T06:30:00.123Z");
-    ExecutionRecord first = run(job, t, Outcome.SUCCEEDED, null);
-    ExecutionRecord second = run(job, t.plusSeconds(60), Outcome.FAILED, 2);
-    ExecutionRecord manual =
-        new ExecutionRecord(
-            job,
-            t.plusSeconds(90),
-            "node-2",
-            9,
-            TriggerKind.MANUAL,
-            t.plusSeconds(90),
-            t.plusSeconds(91),
-            Outcome.LEASE_LOST,
-            143,
-            "x".repeat(ExecutionRecord.MAX_DETAIL));
-    log.record(first);
-    log.record(second);
-    log.record(manual);
-    assertThat(log.recent(job, 10)).containsExactly(manual, second, first);
-    assertThat(log.recent(job, 2)).containsExactly(manual, second);
-  }
-
-  @Test
-  void theExecutionLogFiltersByJobOrListsAllJobs() {
-    ExecutionLog log = database.open().executionLog();
-    String a = freshName();
-    String b = freshName();
-    Instant far = Instant.parse("2100-01-01T00:00:00Z");
-    log.record(run(a, far, Outcome.SKIPPED, null));
-    log.record(run(b, far.plusMillis(1), Outcome.TIMED_OUT, null));
-    assertThat(log.recent(a, 10)).extracting(ExecutionRecord::job).containsExactly(a);
-    assertThat(log.recent(null, 2)).extracting(ExecutionRecord::job).containsExactly(b, a);
-    assertThat(log.recent(freshName(), 5)).isEmpty();
-    assertThatThrownBy(() -> log.recent(a, 0)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

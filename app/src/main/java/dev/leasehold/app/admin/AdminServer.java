@@ -7,6 +7,7 @@ import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.report.HistoryReport;
 import dev.leasehold.app.report.Json;
 import dev.leasehold.app.report.StatusReport;
+import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.scheduler.Scheduler;
@@ -17,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -31,6 +33,7 @@ import org.slf4j.LoggerFactory;
  * The admin endpoint (JDK HTTP server, loopback unless configured otherwise):
  *
  * <ul>
+ *   <li>{@code GET /}: the status page (HTML, read-only, refreshes itself), see {@link StatusPage};
  *   <li>{@code GET /health}: 200 when the store answered recently, else 503;
  *   <li>{@code GET /metrics}: Prometheus text;
  *   <li>{@code GET /jobs}: the same JSON as {@code status --json};
@@ -72,6 +75,7 @@ public final class AdminServer implements AutoCloseable {
   private final LeaseStore store;
   private final StoreHealth health;
   private final DaemonMetrics metrics;
+  private final StatusPage page;
 
   /** Bound beyond loopback: reading needs the token too. */
   private final boolean exposed;
@@ -82,7 +86,8 @@ public final class AdminServer implements AutoCloseable {
       Scheduler scheduler,
       LeaseStore store,
       StoreHealth health,
-      DaemonMetrics metrics) {
+      DaemonMetrics metrics,
+      ExecutionLog history) {
     this.server = server;
     ThreadPoolExecutor pool =
         new ThreadPoolExecutor(
@@ -104,6 +109,7 @@ public final class AdminServer implements AutoCloseable {
     this.store = store;
     this.health = health;
     this.metrics = metrics;
+    this.page = new StatusPage(config, store, history, health, config.admin().token() != null);
   }
 
   public static AdminServer start(
@@ -111,13 +117,14 @@ public final class AdminServer implements AutoCloseable {
       Scheduler scheduler,
       LeaseStore store,
       StoreHealth health,
-      DaemonMetrics metrics)
+      DaemonMetrics metrics,
+      ExecutionLog history)
       throws IOException {
     AdminConfig admin = config.admin();
     InetSocketAddress address =
         new InetSocketAddress(admin.listen().getHostString(), admin.listen().getPort());
     HttpServer http = HttpServer.create(address, 16);
-    AdminServer server = new AdminServer(http, config, scheduler, store, health, metrics);
+    AdminServer server = new AdminServer(http, config, scheduler, store, health, metrics, history);
     http.setExecutor(server.executor);
     http.createContext("/", server::handle);
     http.start();
@@ -156,6 +163,14 @@ public final class AdminServer implements AutoCloseable {
         return;
       }
       switch (path) {
+        case "/" -> {
+          Map<String, String> query = StatusPage.query(exchange.getRequestURI().getRawQuery());
+          send(
+              exchange,
+              200,
+              "text/html; charset=utf-8",
+              page.render(query.get("job"), query.get("outcome"), Instant.now()));
+        }
         case "/health" -> health(exchange);
         case "/metrics" ->
             send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());

@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * The command line: {@code run}, {@code validate}, {@code status}, {@code history}, {@code
- * trigger}. Exit codes (DESIGN §5): 0 ok; 2 bad usage or bad config, with one line on stderr; 1 a
+ * trigger}. Exit codes (docs/cli.md): 0 ok; 2 bad usage or bad config, with one line on stderr; 1 a
  * runtime failure, also one line.
  */
 @Command(

@@ -21,9 +21,7 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -53,22 +51,11 @@ public final class ConfigLoader {
   public static final int DEFAULT_ADMIN_PORT = 8077;
   public static final String LOG_FORMAT_VARIABLE = "LEASEHOLD_LOG_FORMAT";
 
-  private static final Set<String> TOP =
-      ordered("node", "zone", "shutdown-grace", "store", "lease", "admin", "log", "jobs");
-  private static final Set<String> STORE =
-      ordered(
-          "type",
-          "url",
-          "urls",
-          "username",
-          "password",
-          "password-file",
-          "key-prefix",
-          "command-timeout",
-          "options");
-  private static final Set<String> LEASE = ordered("ttl", "renew-every");
-  private static final Set<String> ADMIN = ordered("listen", "token");
-  private static final Set<String> LOG = ordered("format", "level");
+  private static final Set<String> TOP = ConfigKeys.names(ConfigKeys.TOP);
+  private static final Set<String> STORE = ConfigKeys.names(ConfigKeys.STORE);
+  private static final Set<String> LEASE = ConfigKeys.names(ConfigKeys.LEASE);
+  private static final Set<String> ADMIN = ConfigKeys.names(ConfigKeys.ADMIN);
+  private static final Set<String> LOG = ConfigKeys.names(ConfigKeys.LOG);
   private static final Set<String> LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
 
   private static final ObjectMapper YAML =
@@ -91,7 +78,8 @@ public final class ConfigLoader {
     Section root = Section.root(name, parse(name, read(file)), new Placeholders(env));
     root.allow(TOP);
 
-    String node = root.text("node").orElse(defaultNode);
+    // blank means "not set", so ${NODE:-} falls back to the default node id
+    String node = root.text("node").filter(n -> !n.isBlank()).orElse(defaultNode);
     if (node.isBlank() || node.length() > 200) {
       throw root.error("node", "must be 1 to 200 characters");
     }
@@ -321,9 +309,5 @@ public final class ConfigLoader {
 
   static String ttl(Duration d) {
     return Durations.format(d);
-  }
-
-  static Set<String> ordered(String... keys) {
-    return Collections.unmodifiableSet(new LinkedHashSet<>(List.of(keys)));
   }
 }

@@ -29,28 +29,10 @@ final class JobReader {
   static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
   static final Duration DEFAULT_HTTP_TIMEOUT = Duration.ofSeconds(30);
 
-  private static final Set<String> JOB =
-      ConfigLoader.ordered(
-          "name",
-          "cron",
-          "every",
-          "offset",
-          "at",
-          "zone",
-          "command",
-          "http",
-          "class",
-          "env",
-          "workdir",
-          "kill-grace",
-          "timeout",
-          "ttl",
-          "renew-every",
-          "misfire-grace");
-  private static final Set<String> HTTP =
-      ConfigLoader.ordered("method", "url", "headers", "body", "timeout");
-  private static final List<String> SCHEDULES = List.of("cron", "every", "at");
-  private static final List<String> ACTIONS = List.of("command", "http", "class");
+  private static final Set<String> JOB = ConfigKeys.names(ConfigKeys.JOB);
+  private static final Set<String> HTTP = ConfigKeys.names(ConfigKeys.HTTP);
+  private static final List<String> SCHEDULES = ConfigKeys.SCHEDULES;
+  private static final List<String> ACTIONS = ConfigKeys.ACTIONS;
 
   private final ZoneId defaultZone;
   private final Duration defaultTtl;

@@ -3,7 +3,7 @@ package dev.leasehold.app.config;
 /**
  * Logging settings.
  *
- * @param json JSON lines (logback's JsonEncoder) instead of the readable pattern
+ * @param json flat JSON lines (JsonLineEncoder) instead of the readable pattern
  * @param level the root level: {@code TRACE}, {@code DEBUG}, {@code INFO}, {@code WARN}, {@code
  *     ERROR}
  */

@@ -51,15 +51,22 @@ public final class Daemon {
   public int run() throws IOException {
     DaemonConfig config = prepared.config();
     try {
+      log.info(
+          "starting: node {}, {} jobs, opening store {}",
+          config.node(),
+          config.jobs().size(),
+          StoreOpener.describe(config.store()));
       Optional<StoreBackend> opened =
-          StoreOpener.openWithRetry(prepared.storeFactory(), config.store(), shutdownRequested);
+          StoreOpener.openWithRetry(
+              prepared.storeFactory(), config.store(), config.node(), shutdownRequested);
       if (opened.isEmpty()) {
         log.info("shutdown requested before the store answered");
         return 0;
       }
       try (StoreBackend backend = opened.get()) {
         StoreHealth health = new StoreHealth(backend, System::nanoTime);
-        DaemonMetrics metrics = config.admin() == null ? null : new DaemonMetrics(health);
+        DaemonMetrics metrics =
+            config.admin() == null ? null : new DaemonMetrics(health, config.jobs());
         UnaryOperator<JobRunner> decorate =
             metrics == null
                 ? TaggedJobRunner::tag
@@ -76,7 +83,9 @@ public final class Daemon {
                 .listener(metrics == null ? SchedulerListener.NONE : metrics)
                 .build();
         if (metrics != null) {
-          admin = AdminServer.start(config, scheduler, backend.leaseStore(), health, metrics);
+          admin =
+              AdminServer.start(
+                  config, scheduler, backend.leaseStore(), health, metrics, backend.executionLog());
         }
         scheduler.start();
         log.info(

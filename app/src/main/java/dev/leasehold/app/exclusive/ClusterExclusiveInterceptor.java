@@ -86,7 +86,11 @@ final class ClusterExclusiveInterceptor implements MethodInterceptor {
       try {
         leases.release(lease.get());
       } catch (LeaseStoreException e) {
-        log.warn("could not release {} ({}); it expires after {}", name, e.getMessage(), ttl);
+        log.warn(
+            "could not release {} ({}); it expires after {}",
+            name,
+            e.getMessage(),
+            Durations.human(ttl));
       }
     }
   }

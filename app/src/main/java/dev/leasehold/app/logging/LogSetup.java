@@ -3,7 +3,6 @@ package dev.leasehold.app.logging;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.encoder.JsonEncoder;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
@@ -12,9 +11,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Configures Logback in code, so the daemon jar carries no {@code logback.xml} that could override
- * an embedding application's. Readable lines by default (time, level, job tag, message); JSON lines
- * through Logback's {@link JsonEncoder} when {@code log.format: json} or {@code
- * LEASEHOLD_LOG_FORMAT=json}.
+ * an embedding application's. Readable lines by default (time, level, job tag, message); flat JSON
+ * lines through {@link JsonLineEncoder} (formatted message plus structured fields) when {@code
+ * log.format: json} or {@code LEASEHOLD_LOG_FORMAT=json}.
  */
 public final class LogSetup {
   /** Time, level, the job tag (MDC {@code job}, else {@code leasehold}), message. */
@@ -63,7 +62,7 @@ public final class LogSetup {
 
   private static Encoder<ILoggingEvent> encoder(LoggerContext context, boolean json) {
     if (json) {
-      JsonEncoder encoder = new JsonEncoder();
+      JsonLineEncoder encoder = new JsonLineEncoder();
       encoder.setContext(context);
       encoder.start();
       return encoder;

@@ -1,8 +1,10 @@
 package dev.leasehold.app.wiring;
 
+import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
+import dev.leasehold.core.store.StoreSelfCheck;
 import dev.leasehold.core.store.StoreSettings;
 import java.time.Duration;
 import java.util.Optional;
@@ -12,8 +14,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Opens the store for {@code run}: a store that is down at start-up is retried with capped
- * exponential backoff instead of ending the daemon (G8), until it answers or shutdown is asked.
+ * Opens the store for {@code run}: a store that is down at start-up, or that fails the conformance
+ * self-check ({@link StoreSelfCheck}), is retried with capped exponential backoff instead of ending
+ * the daemon (G8), until it answers and passes or shutdown is asked; so a fixed server is picked
+ * up.
  */
 public final class StoreOpener {
   private static final Logger log = LoggerFactory.getLogger(StoreOpener.class);
@@ -34,17 +38,39 @@ public final class StoreOpener {
     }
   }
 
-  /** Opens the store, retrying until it answers; empty when {@code shutdown} reached zero first. */
+  /**
+   * Opens the store once, checks that it answers and runs the conformance self-check on it with a
+   * second client opened from the same settings (closed again); throws if either fails, an {@link
+   * IncompatibleStoreException} when the server answered but does not behave as the store needs.
+   */
+  public static StoreBackend openChecked(
+      StoreFactory factory, StoreSettings settings, String node) {
+    StoreBackend backend = openOnce(factory, settings);
+    try (StoreBackend second = factory.open(settings)) {
+      new StoreSelfCheck(settings, node).run(backend.leaseStore(), second.leaseStore());
+      return backend;
+    } catch (RuntimeException e) {
+      backend.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Opens the store and runs the self-check, retrying until both succeed; empty when {@code
+   * shutdown} reached zero first.
+   */
   public static Optional<StoreBackend> openWithRetry(
-      StoreFactory factory, StoreSettings settings, CountDownLatch shutdown) {
+      StoreFactory factory, StoreSettings settings, String node, CountDownLatch shutdown) {
     Duration backoff = FIRST_BACKOFF;
     for (int attempt = 1; ; attempt++) {
       try {
-        StoreBackend backend = openOnce(factory, settings);
+        StoreBackend backend = openChecked(factory, settings, node);
         if (attempt > 1) {
           log.info("store {} answered after {} attempts", describe(settings), attempt);
         }
         return Optional.of(backend);
+      } catch (IncompatibleStoreException e) {
+        log.error("{}; not scheduling, retrying in {} ms", summary(e), backoff.toMillis());
       } catch (RuntimeException e) {
         log.warn(
             "store {} is not reachable ({}); retrying in {} ms",

@@ -236,7 +236,7 @@ class ConfigValidationTest {
     CliHarness.Result result =
         new CliHarness().run("validate", "--connect", "--config", file.toString());
     assertThat(result.code()).isZero();
-    assertThat(result.out()).contains("(answered)");
+    assertThat(result.out()).contains("(answered), self-check passed");
     assertThat(dir.resolve("db")).exists();
   }
 

@@ -32,7 +32,10 @@ class LogSetupTest {
     Logger log = LoggerFactory.getLogger("leasehold.job");
     MDC.put("job", "morning-digest");
     try {
-      log.info("digest sent");
+      log.atInfo()
+          .addKeyValue("fence", 42L)
+          .addKeyValue("outcome", "succeeded")
+          .log("digest sent to {} people", 3);
       log.debug("not shown at INFO");
     } finally {
       MDC.remove("job");
@@ -48,11 +51,11 @@ class LogSetupTest {
         .singleElement()
         .asString()
         .matches(
-            "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[morning-digest] digest sent");
+            "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[morning-digest] digest sent to 3 people");
   }
 
   @Test
-  void jsonLinesAreOneObjectPerEventWithTheJobInTheMdc() {
+  void jsonLinesAreFlatObjectsWithTheFormattedMessageAndStructuredFields() {
     String out = logOneLine(true);
 
     assertThat(out.lines())
@@ -60,6 +63,11 @@ class LogSetupTest {
         .asString()
         .startsWith("{")
         .contains(
-            "\"level\":\"INFO\"", "\"message\":\"digest sent\"", "\"job\":\"morning-digest\"");
+            "\"level\":\"INFO\"",
+            "\"message\":\"digest sent to 3 people\"",
+            "\"job\":\"morning-digest\"",
+            "\"fence\":42",
+            "\"outcome\":\"succeeded\"")
+        .doesNotContain("sequenceNumber", "{}");
   }
 }

@@ -35,6 +35,16 @@ public final class MemoryStoreType {
       return opens.get();
     }
 
+    /**
+     * While true, newly opened clients forget the watermark once a firing's lease was released (a
+     * "compatible" server that gets one rule wrong): the start-up self-check must refuse them.
+     */
+    public void setForgetsTheWatermark(boolean broken) {
+      forgetsTheWatermark = broken;
+    }
+
+    volatile boolean forgetsTheWatermark;
+
     public void setReachable(boolean up) {
       reachable = up;
       leases.setReachable(up);
@@ -65,7 +75,8 @@ public final class MemoryStoreType {
       if (!server.reachable) {
         throw new dev.leasehold.core.lease.LeaseStoreException("memory store is down");
       }
-      LeaseStore store = server.leases.client();
+      LeaseStore client = server.leases.client();
+      LeaseStore store = server.forgetsTheWatermark ? new ForgetsTheWatermark(client) : client;
       return new StoreBackend() {
         @Override
         public LeaseStore leaseStore() {
@@ -87,6 +98,43 @@ public final class MemoryStoreType {
         @Override
         public void close() {}
       };
+    }
+  }
+
+  /** Claims a firing already run as long as nobody holds the lease. */
+  private record ForgetsTheWatermark(LeaseStore delegate) implements LeaseStore {
+    @Override
+    public java.util.Optional<dev.leasehold.core.lease.Lease> claim(
+        String name, java.time.Instant firing, String holder, java.time.Duration ttl) {
+      return delegate
+          .claim(name, firing, holder, ttl)
+          .or(() -> delegate.acquire(name, holder, ttl));
+    }
+
+    @Override
+    public java.util.Optional<dev.leasehold.core.lease.Lease> acquire(
+        String name, String holder, java.time.Duration ttl) {
+      return delegate.acquire(name, holder, ttl);
+    }
+
+    @Override
+    public boolean renew(dev.leasehold.core.lease.Lease lease, java.time.Duration ttl) {
+      return delegate.renew(lease, ttl);
+    }
+
+    @Override
+    public boolean release(dev.leasehold.core.lease.Lease lease) {
+      return delegate.release(lease);
+    }
+
+    @Override
+    public java.util.Optional<dev.leasehold.core.lease.LeaseState> inspect(String name) {
+      return delegate.inspect(name);
+    }
+
+    @Override
+    public java.util.List<dev.leasehold.core.lease.LeaseState> list() {
+      return delegate.list();
     }
   }
 }

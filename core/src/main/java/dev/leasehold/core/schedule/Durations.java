@@ -51,6 +51,26 @@ public final class Durations {
   }
 
   /** The shortest exact form: {@code 1500ms}, {@code 30s}, {@code 5m}, {@code 2h}. */
+  /**
+   * A duration for people reading a log: {@code 340ms}, {@code 2.5s}, {@code 4m05s}, {@code 1h02m};
+   * never ISO-8601 ({@code PT2.5S}).
+   */
+  public static String human(Duration d) {
+    long ms = d.toMillis();
+    if (ms < 1000) {
+      return ms + "ms";
+    }
+    if (ms < 60_000) {
+      long tenths = Math.round(ms / 100.0);
+      return tenths % 10 == 0 ? tenths / 10 + "s" : tenths / 10 + "." + tenths % 10 + "s";
+    }
+    long s = ms / 1000;
+    if (s < 3600) {
+      return String.format(java.util.Locale.ROOT, "%dm%02ds", s / 60, s % 60);
+    }
+    return String.format(java.util.Locale.ROOT, "%dh%02dm", s / 3600, (s % 3600) / 60);
+  }
+
   public static String format(Duration d) {
     long ms = d.toMillis();
     if (ms != 0 && ms % 3_600_000 == 0) {

@@ -5,8 +5,14 @@ import java.time.Instant;
 
 /** Hooks for metrics and health. Called on scheduler threads: return quickly, never throw. */
 public interface SchedulerListener {
-  /** An execution ended (also skipped firings). */
+  /** An execution ended (also skipped and missed firings, after their history row). */
   default void executionFinished(ExecutionRecord record) {}
+
+  /**
+   * No replica ran this firing within its misfire grace, and this node reported it (once,
+   * cluster-wide: the report holds the firing's claim). Called after {@link #executionFinished}.
+   */
+  default void firingMissed(String job, Instant firing) {}
 
   /** Another replica holds the lease or already ran this firing: the normal losing answer. */
   default void claimRefused(String job, Instant firing) {}

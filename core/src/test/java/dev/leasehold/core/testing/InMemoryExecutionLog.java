@@ -17,6 +17,9 @@ public final class InMemoryExecutionLog implements ExecutionLog {
 
   @Override
   public synchronized List<ExecutionRecord> recent(String job, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
     return records.stream()
         .filter(r -> job == null || r.job().equals(job))
         .sorted(Comparator.comparing(ExecutionRecord::startedAt).reversed())

@@ -1,0 +1,118 @@
+package dev.leasehold.app.config;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leasehold.app.config.ConfigKeys.Key;
+import java.util.List;
+
+/**
+ * The JSON Schema (draft 2020-12) of the configuration file, derived from {@link ConfigKeys}, the
+ * same definitions the loader checks keys against. Editors with a YAML language server use it
+ * through a {@code # yaml-language-server: $schema=...} line. The schema checks shape (keys, types,
+ * exactly one schedule and one action); the loader checks meaning as well (cron syntax, zones,
+ * URLs), so a file the schema accepts can still be refused by {@code validate}.
+ */
+public final class ConfigSchema {
+  /** Where the schema is published in the repository. */
+  public static final String PUBLISHED = "docs/leasehold.schema.json";
+
+  /** A duration, or text holding a placeholder that becomes one. */
+  static final String DURATION_PATTERN = "^(\\s*([0-9]+(ms|s|m|h|d))+\\s*|.*\\$\\{.*\\}.*)$";
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private ConfigSchema() {}
+
+  /** The schema as pretty-printed JSON text, ending in a newline. */
+  public static String text() {
+    try {
+      return JSON.writeValueAsString(schema()) + "\n";
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static ObjectNode schema() {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("$schema", "https://json-schema.org/draft/2020-12/schema");
+    root.put("title", "Leasehold daemon configuration");
+    root.put(
+        "description",
+        "One YAML file read by every replica (run, validate, status, history, trigger).");
+    section(root, ConfigKeys.TOP);
+    root.putArray("required").add("jobs");
+    ObjectNode props = (ObjectNode) root.get("properties");
+    section((ObjectNode) props.get("store"), ConfigKeys.STORE);
+    section((ObjectNode) props.get("lease"), ConfigKeys.LEASE);
+    section((ObjectNode) props.get("admin"), ConfigKeys.ADMIN);
+    section((ObjectNode) props.get("log"), ConfigKeys.LOG);
+    ObjectNode job = (ObjectNode) props.get("jobs").get("items");
+    section(job, ConfigKeys.JOB);
+    job.putArray("required").add("name");
+    ArrayNode allOf = job.putArray("allOf");
+    allOf.addObject().set("oneOf", exactlyOne(ConfigKeys.SCHEDULES));
+    allOf.addObject().set("oneOf", exactlyOne(ConfigKeys.ACTIONS));
+    ObjectNode http = (ObjectNode) job.get("properties").get("http");
+    section(http, ConfigKeys.HTTP);
+    http.putArray("required").add("url");
+    ((ObjectNode) props.get("jobs")).put("minItems", 1);
+    return root;
+  }
+
+  private static ArrayNode exactlyOne(List<String> keys) {
+    ArrayNode oneOf = JSON.createArrayNode();
+    for (String key : keys) {
+      oneOf.addObject().putArray("required").add(key);
+    }
+    return oneOf;
+  }
+
+  private static void section(ObjectNode node, List<Key> keys) {
+    node.put("type", "object");
+    node.put("additionalProperties", false);
+    ObjectNode props = node.putObject("properties");
+    for (Key key : keys) {
+      ObjectNode p = props.putObject(key.name());
+      String description =
+          key.description()
+              + (key.defaultValue() == null ? "" : " Default: " + key.defaultValue() + ".");
+      p.put("description", description);
+      switch (key.kind()) {
+        case TEXT -> {
+          if (key.values().isEmpty()) {
+            scalar(p);
+          } else {
+            p.put("type", "string");
+            // a placeholder may stand for one of the values
+            p.put("pattern", "^((?i)" + String.join("|", key.values()) + "|.*\\$\\{.*\\}.*)$");
+          }
+        }
+        case DURATION -> {
+          p.put("type", "string");
+          p.put("pattern", DURATION_PATTERN);
+        }
+        case TEXT_LIST -> {
+          p.put("type", "array");
+          scalar(p.putObject("items"));
+        }
+        case TEXT_MAP -> {
+          p.put("type", "object");
+          scalar(p.putObject("additionalProperties"));
+        }
+        case SECTION -> {}
+        case SECTION_LIST -> {
+          p.put("type", "array");
+          p.putObject("items");
+        }
+      }
+    }
+  }
+
+  /** A YAML scalar read as text: a string, or a number or boolean written without quotes. */
+  private static void scalar(ObjectNode p) {
+    p.putArray("type").add("string").add("number").add("boolean");
+  }
+}

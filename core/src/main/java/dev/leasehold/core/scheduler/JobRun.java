@@ -1,0 +1,214 @@
+package dev.leasehold.core.scheduler;
+
+import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.JobContext;
+import dev.leasehold.core.job.JobResult;
+import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.job.StopReason;
+import dev.leasehold.core.job.TriggerKind;
+import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.schedule.Durations;
+import java.time.Duration;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
+
+/**
+ * One run of a job under a lease it holds: the body on the calling thread, its {@link
+ * LeaseWatchdog}, the timeout, the release and the history record (returned, written by the
+ * caller). Stopping means {@link JobContext#requestStop} plus an interrupt of the body's thread.
+ */
+final class JobRun {
+  private static final Logger log = LoggerFactory.getLogger(JobRun.class);
+
+  private final JobDefinition job;
+  private final Lease lease;
+  private final JobContext context;
+  private final SchedulerParts parts;
+  private final LeaseWatchdog watchdog;
+
+  private final Object lock = new Object();
+  private Thread thread;
+  private boolean finished;
+  private Cancellable timeoutTask;
+
+  /**
+   * @param sentNanos the ticker's reading just before the claim or acquisition was sent
+   */
+  JobRun(
+      JobDefinition job,
+      Lease lease,
+      Instant firing,
+      int attempt,
+      TriggerKind trigger,
+      long sentNanos,
+      SchedulerParts parts) {
+    this.job = job;
+    this.lease = lease;
+    this.parts = parts;
+    Duration timeout = job.policy().timeout();
+    this.context =
+        new JobContext(
+            job.name(),
+            firing,
+            lease.fence(),
+            parts.node(),
+            attempt,
+            trigger,
+            timeout == null ? null : parts.clock().instant().plus(timeout));
+    this.watchdog =
+        new LeaseWatchdog(
+            lease,
+            job.policy().renewEvery(),
+            sentNanos,
+            parts,
+            why -> stop(StopReason.LEASE_LOST, why));
+  }
+
+  JobContext context() {
+    return context;
+  }
+
+  /** Runs the body on the calling thread, releases the lease and returns the history record. */
+  ExecutionRecord run() {
+    Instant startedAt = parts.clock().instant();
+    long startNanos = parts.ticker().nanoTime();
+    synchronized (lock) {
+      thread = Thread.currentThread();
+      Duration timeout = job.policy().timeout();
+      if (timeout != null) {
+        timeoutTask =
+            parts.timer().schedule(() -> stop(StopReason.TIMED_OUT, "timeout " + timeout), timeout);
+      }
+    }
+    watchdog.start();
+    if (context.stopRequested()) {
+      Thread.currentThread().interrupt();
+    }
+    JobResult result;
+    try {
+      result = job.runner().run(context);
+      if (result == null) {
+        result = JobResult.failed("runner returned no result");
+      }
+    } catch (InterruptedException e) {
+      result = JobResult.failed("interrupted");
+    } catch (Exception | LinkageError e) {
+      result = JobResult.failed(e.toString());
+    } finally {
+      synchronized (lock) {
+        finished = true;
+        if (timeoutTask != null) {
+          timeoutTask.cancel();
+        }
+        Thread.interrupted(); // a stop that raced with the end of the body must not leak
+      }
+      watchdog.stop();
+    }
+    Outcome outcome = context.stopReason().map(JobRun::outcomeOf).orElse(result.outcome());
+    String detail = result.detail();
+    if (context.stopReason().isPresent()) {
+      String why = "stopped: " + context.stopReason().get().name().toLowerCase().replace('_', ' ');
+      detail = detail == null ? why : why + "; " + detail;
+    }
+    if (!context.leaseLost()) {
+      release();
+    }
+    long millis = Duration.ofNanos(parts.ticker().nanoTime() - startNanos).toMillis();
+    ExecutionRecord record =
+        new ExecutionRecord(
+            job.name(),
+            context.firing(),
+            context.node(),
+            lease.fence(),
+            context.trigger(),
+            startedAt,
+            parts.clock().instant(),
+            outcome,
+            result.exitCode(),
+            detail);
+    // failures at WARN; the fields again as key-value pairs for JSON logs
+    log.atLevel(outcome == Outcome.SUCCEEDED ? Level.INFO : Level.WARN)
+        .addKeyValue("job", job.name())
+        .addKeyValue("firing", context.firing().toString())
+        .addKeyValue("node", context.node())
+        .addKeyValue("fence", lease.fence())
+        .addKeyValue("trigger", context.trigger().label())
+        .addKeyValue("outcome", outcome.label())
+        .addKeyValue("duration_ms", millis)
+        .log(
+            "execution job={} firing={} node={} fence={} trigger={} outcome={} duration={}{}",
+            job.name(),
+            context.firing(),
+            context.node(),
+            lease.fence(),
+            context.trigger().label(),
+            outcome.label(),
+            Durations.human(Duration.ofMillis(millis)),
+            detail == null ? "" : " detail=" + quoted(detail));
+    return record;
+  }
+
+  /** A detail as one quoted token: quotes and backslashes escaped, line breaks as \\n. */
+  static String quoted(String detail) {
+    return "\""
+        + detail
+            .replace("\\", "\\\\")
+            .replace("\"", "\\\"")
+            .replace("\r", "\\r")
+            .replace("\n", "\\n")
+        + "\"";
+  }
+
+  private static Outcome outcomeOf(StopReason reason) {
+    return switch (reason) {
+      case LEASE_LOST -> Outcome.LEASE_LOST;
+      case TIMED_OUT -> Outcome.TIMED_OUT;
+      case SHUTDOWN -> Outcome.FAILED;
+    };
+  }
+
+  /** Asks the body to stop; the first reason wins. Safe from any thread. */
+  void stop(StopReason reason, String why) {
+    synchronized (lock) {
+      if (finished || !context.requestStop(reason)) {
+        return;
+      }
+      if (reason == StopReason.LEASE_LOST) {
+        log.warn(
+            "lease lost job={} firing={} fence={}: {}; stopping the job",
+            job.name(),
+            context.firing(),
+            lease.fence(),
+            why);
+      } else {
+        log.info("stopping job={} firing={}: {}", job.name(), context.firing(), why);
+      }
+      if (thread != null) {
+        thread.interrupt();
+      }
+    }
+  }
+
+  private void release() {
+    release(parts.store(), lease);
+  }
+
+  /** Frees {@code lease}; a refusal or a store error only logs, the lease then ends by its TTL. */
+  static void release(LeaseStore store, Lease lease) {
+    try {
+      if (!store.release(lease)) {
+        log.warn(
+            "release refused job={} fence={}: the lease had expired", lease.name(), lease.fence());
+      }
+    } catch (RuntimeException e) {
+      log.warn(
+          "release failed job={} fence={}: {}; the lease ends by its TTL",
+          lease.name(),
+          lease.fence(),
+          e.toString());
+    }
+  }
+}

@@ -1,0 +1,194 @@
+package dev.leasehold.core.scheduler;
+
+import dev.leasehold.core.job.Outcome;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One job's place in the scheduler: its phase, the firings queued behind its claim or run, and the
+ * firings it gave up that are still to be reported. Not thread-safe: every method is called with
+ * the scheduler's lock held ({@link Slots#lock()}).
+ *
+ * <p>Only one claim or run of a job is in flight on a node at a time; firings that come due
+ * meanwhile wait in {@link #queue} (bounded, in firing order). A firing this node could not run
+ * (lease held by an earlier firing past the skew allowance, store unreachable past the grace, a
+ * queued firing that waited behind this node's own run) goes to {@link #giveUp} and is reported
+ * through a claim on it later ({@link UnrunFirings}).
+ */
+final class JobSlot {
+  private static final Logger log = LoggerFactory.getLogger(JobSlot.class);
+
+  /** What the job is doing on this node. */
+  enum Phase {
+    /** Nothing in flight: the next firing is claimed at once. */
+    IDLE,
+    /** A claim (with any reports before it) is batched or in flight. */
+    CLAIMING,
+    /** The store failed; a retry waits on the timer, and a new firing ends the wait. */
+    BACKING_OFF,
+    /** The lease is held by an earlier firing; the claim is tried again shortly. */
+    WAITING_FOR_LEASE,
+    /** The job runs here under its lease. */
+    RUNNING
+  }
+
+  /** Why a firing was not run here, and how it is recorded if this node reports it. */
+  record Unrun(Outcome outcome, String why) {}
+
+  /** Firings that may wait behind one claim or run; more are dropped, oldest first. */
+  static final int MAX_QUEUED = 64;
+
+  final JobDefinition job;
+  private Phase phase = Phase.IDLE;
+  private long step;
+  private Cancellable retry;
+  private Cancellable nextFiring;
+  private Cancellable settleTimer;
+  private JobRun running;
+  private final TreeSet<Instant> queued = new TreeSet<>();
+  private final TreeMap<Instant, Unrun> unrun = new TreeMap<>();
+
+  JobSlot(JobDefinition job) {
+    this.job = job;
+  }
+
+  Phase phase() {
+    return phase;
+  }
+
+  boolean busy() {
+    return phase != Phase.IDLE;
+  }
+
+  /**
+   * Enters {@code next} and returns the step number: a timer task started for this phase acts only
+   * if the slot is still in the same step when it fires ({@link #inStep}).
+   */
+  long enter(Phase next) {
+    phase = next;
+    retry = null;
+    if (next != Phase.RUNNING) {
+      running = null;
+    }
+    return ++step;
+  }
+
+  boolean inStep(long expected) {
+    return step == expected;
+  }
+
+  /** The retry timer of {@link Phase#BACKING_OFF} or {@link Phase#WAITING_FOR_LEASE}. */
+  void retry(Cancellable task) {
+    retry = task;
+  }
+
+  /** Calls off a pending retry and goes idle. */
+  void cancelRetry() {
+    if (retry != null) {
+      retry.cancel();
+    }
+    enter(Phase.IDLE);
+  }
+
+  void running(JobRun run) {
+    enter(Phase.RUNNING);
+    running = run;
+  }
+
+  Optional<JobRun> running() {
+    return Optional.ofNullable(running);
+  }
+
+  void nextFiring(Cancellable timer) {
+    nextFiring = timer;
+  }
+
+  /** The pause before undecided reports are tried again; replaces an earlier one. */
+  void settleTimer(Cancellable timer) {
+    if (settleTimer != null) {
+      settleTimer.cancel();
+    }
+    settleTimer = timer;
+  }
+
+  /** Cancels every timer of this slot (stop). */
+  void cancelTimers() {
+    for (Cancellable c : new Cancellable[] {nextFiring, settleTimer, retry}) {
+      if (c != null) {
+        c.cancel();
+      }
+    }
+    nextFiring = null;
+    settleTimer = null;
+  }
+
+  /**
+   * Queues a firing behind the claim or run in flight; past {@link #MAX_QUEUED} drops the oldest.
+   */
+  void queue(Instant firing) {
+    queued.add(firing);
+    if (queued.size() > MAX_QUEUED) {
+      log.warn(
+          "firing not run job={} firing={}: too many firings queued",
+          job.name(),
+          queued.pollFirst());
+    }
+  }
+
+  /**
+   * The next queued firing to claim. Firings that waited behind this node's own run ({@code ran},
+   * or {@code null} after a claim) for longer than the skew allowance are an overlap: given up, to
+   * be reported as skipped while that run's lease held, else missed. Firings past their grace are
+   * given up as missed.
+   */
+  Optional<Instant> nextQueued(Instant now, JobRun ran, FiringRules rules) {
+    for (Instant f = queued.pollFirst(); f != null; f = queued.pollFirst()) {
+      if (ran != null && rules.olderThanSkew(f, now)) {
+        String why = "previous firing " + ran.context().firing() + " still running";
+        boolean lost = ran.context().leaseLost();
+        giveUp(f, lost ? Outcome.MISSED : Outcome.SKIPPED, lost ? why + " (lease lost)" : why);
+      } else if (FiringRules.isMissed(job.policy().misfireGrace(), f, now)) {
+        log.info("firing not run here job={} firing={}: past misfire-grace", job.name(), f);
+        giveUp(f, Outcome.MISSED, "it came due while a claim was in flight");
+      } else {
+        return Optional.of(f);
+      }
+    }
+    return Optional.empty();
+  }
+
+  void clearQueued() {
+    queued.clear();
+  }
+
+  /** Remembers a firing this node did not run, to be reported; past the bound drops the oldest. */
+  void giveUp(Instant firing, Outcome outcome, String why) {
+    unrun.putIfAbsent(firing, new Unrun(outcome, why));
+    if (unrun.size() > MAX_QUEUED) {
+      log.warn(
+          "firing not run job={} firing={}: too many unreported firings; not reported",
+          job.name(),
+          unrun.pollFirstEntry().getKey());
+    }
+  }
+
+  boolean hasUnrun() {
+    return !unrun.isEmpty();
+  }
+
+  /** The firings to report, oldest first. */
+  List<Map.Entry<Instant, Unrun>> unrun() {
+    return new ArrayList<>(unrun.entrySet());
+  }
+
+  void settled(Instant firing) {
+    unrun.remove(firing);
+  }
+}
