@@ -31,11 +31,15 @@ class H2GracefulStopIT {
   @Test
   void runSigtermHistoryStatusRepeatedLosesNoRecordAndLeavesNoLease() {
     Path ledger = box.dir().resolve("ledger");
-    Path config = config(ledger, "sleep 0.6", "every: 1s");
+    Path config = config(ledger, "sleep 1.5", "every: 2s");
     for (int cycle = 1; cycle <= CYCLES; cycle++) {
       Daemon daemon = Daemon.start(box, "h2-a", config, 0).awaitStarted();
       int ends = ends(ledger);
-      Poll.until("two more runs", LIMIT, () -> ends(ledger) >= ends + 2);
+      Poll.until("a run to end", LIMIT, () -> ends(ledger) >= ends + 1);
+      // stop while the next run is running: the stop waits for it, then writes its history row
+      // and releases its lease, all after the signal
+      int starts = starts(ledger);
+      Poll.until("the next run to start", LIMIT, () -> starts(ledger) >= starts + 1);
 
       assertThat(daemon.stop()).as("exit code after SIGTERM, cycle %d", cycle).isZero();
       assertHistoryMatchesLedgerAndNoLeaseIsHeld(config, ledger, cycle);
