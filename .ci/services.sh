@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the servers the tests need are up on this machine: Redis 6379, MariaDB 3306
-# (root, no password, database `test`), PostgreSQL 5432 (trust, database `test`).
+# (root, no password, database `test`), PostgreSQL 5432 (trust, database `test`); and that the
+# etcd and ZooKeeper binaries are installed (their tests start their own servers).
 # Starts each one that is down; installs it with apt-get when it is missing. Idempotent.
 set -euo pipefail
 
@@ -77,12 +78,27 @@ if ! psql -h 127.0.0.1 -U postgres -d test -c 'select 1' >/dev/null 2>&1; then
 fi
 wait_for "PostgreSQL database test" psql -h 127.0.0.1 -U postgres -d test -c 'select 1'
 
+# --- etcd and ZooKeeper ------------------------------------------------------------------------
+# Installed only: the tests start their own servers (free loopback ports, temp dirs) from these
+# binaries and stop them; a service the package may start on 2379 or 2181 is not used.
+if ! command -v etcd >/dev/null || ! command -v etcdctl >/dev/null; then
+  log "installing etcd-server and etcd-client"; apt_install etcd-server etcd-client
+fi
+if [ ! -r /usr/share/java/zookeeper.jar ] || [ ! -x /usr/share/zookeeper/bin/zkCli.sh ]; then
+  log "installing zookeeper"; apt_install zookeeper
+fi
+log "etcd $(etcd --version 2>/dev/null | awk 'NR==1{print $3}') installed"
+log "zookeeper $(dpkg-query -W -f='${Version}' zookeeper 2>/dev/null || echo '?') installed"
+
 # --- tools the black-box tests use -------------------------------------------------------------
 if ! ls /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 >/dev/null 2>&1 \
    && ! ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1; then
   log "installing faketime"; apt_install faketime
 fi
 command -v setsid >/dev/null || apt_install util-linux
+# the protocol model (scripts/check-model.sh, run by the docs module's ProtocolModelTest)
+command -v spin >/dev/null || { log "installing spin"; apt_install spin; }
+command -v gcc >/dev/null || { log "installing gcc"; apt_install gcc; }
 # the status page is tested in a real headless browser
 { [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; } || {
   log "installing chromium and chromium-driver"; apt_install chromium chromium-driver; }

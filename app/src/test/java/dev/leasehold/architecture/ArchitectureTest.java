@@ -76,6 +76,8 @@ class ArchitectureTest {
               "com.google.inject..",
               "io.lettuce..",
               "com.mongodb..",
+              "org.apache.zookeeper..",
+              "org.apache.curator..",
               "org.bson..",
               "org.jooq..",
               "org.flywaydb..",

@@ -128,6 +128,12 @@ public final class Daemon {
     proc.resumeGroup();
   }
 
+  /** Ctrl-C at the daemon's terminal: SIGINT to its whole process group; returns the exit code. */
+  public int ctrlC() {
+    proc.interruptGroup();
+    return proc.awaitExit(Duration.ofSeconds(60));
+  }
+
   /** Graceful stop (SIGTERM); returns the exit code. */
   public int stop() {
     return proc.terminate(Duration.ofSeconds(60));

@@ -89,6 +89,23 @@ public final class Proc {
     signalGroup("STOP");
   }
 
+  /** SIGINT to the whole process group, as Ctrl-C at a terminal sends it. */
+  public void interruptGroup() {
+    signalGroup("INT");
+  }
+
+  /** Waits for the process to exit; returns its exit code. */
+  public int awaitExit(Duration limit) {
+    try {
+      if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new AssertionError(name + " did not exit within " + limit);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return process.exitValue();
+  }
+
   /** SIGCONT to the whole process group. */
   public void resumeGroup() {
     signalGroup("CONT");

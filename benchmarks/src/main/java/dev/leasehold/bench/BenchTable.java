@@ -18,17 +18,19 @@ import java.util.TreeMap;
  */
 public final class BenchTable {
   private static final Map<String, String> LABELS =
-      Map.of(
-          "lh_claimRelease", "Leasehold claim + release",
-          "lh_claim", "Leasehold claim (alone)",
-          "lh_acquireRelease", "Leasehold acquire + release",
-          "lh_renew", "Leasehold renew",
-          "shedlock_lockUnlock", "ShedLock lock + unlock",
-          "raw_ping", "raw PING / ping command",
-          "raw_select1", "raw SELECT 1",
-          "raw_update", "raw UPDATE one row",
-          "raw_setNxDel", "raw SET NX PX + DEL",
-          "raw_upsert", "raw findOneAndUpdate upsert");
+      Map.ofEntries(
+          Map.entry("lh_claimRelease", "Leasehold claim + release"),
+          Map.entry("lh_claim", "Leasehold claim (alone)"),
+          Map.entry("lh_acquireRelease", "Leasehold acquire + release"),
+          Map.entry("lh_renew", "Leasehold renew"),
+          Map.entry("shedlock_lockUnlock", "ShedLock lock + unlock"),
+          Map.entry("raw_ping", "raw PING / ping command"),
+          Map.entry("raw_select1", "raw SELECT 1"),
+          Map.entry("raw_update", "raw UPDATE one row"),
+          Map.entry("raw_setNxDel", "raw SET NX PX + DEL"),
+          Map.entry("raw_upsert", "raw findOneAndUpdate upsert"),
+          Map.entry("raw_put", "raw put of one key (etcd)"),
+          Map.entry("raw_setData", "raw setData of one node (ZooKeeper)"));
 
   private BenchTable() {}
 

@@ -5,6 +5,7 @@ import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Locale;
@@ -30,6 +31,17 @@ public final class SqlStoreFactory implements StoreFactory {
 
   /** A migration may wait this long for another process's migration lock. */
   private static final Duration MIGRATION_TIMEOUT = Duration.ofSeconds(60);
+
+  /**
+   * How long opening an H2 file may take: after a process died without closing it, H2 waits a few
+   * seconds until the stale {@code .lock.db} is old enough to take over.
+   */
+  private static final Duration H2_OPEN_TIMEOUT = Duration.ofSeconds(30);
+
+  static {
+    // before any H2 class loads: H2 reads this once
+    H2Files.bindToLoopback();
+  }
 
   @Override
   public Set<String> types() {
@@ -85,20 +97,31 @@ public final class SqlStoreFactory implements StoreFactory {
       throw new IllegalArgumentException(problem);
     }
     SqlVendor vendor = SqlVendor.forType(settings.type());
+    String url = vendor.driverUrl(settings.url());
     Duration timeout = settings.commandTimeout();
-    Duration migrationRead = timeout.compareTo(MIGRATION_TIMEOUT) > 0 ? timeout : MIGRATION_TIMEOUT;
-    HikariDataSource pool =
-        pool(vendor, settings, timeout, poolSize(settings), vendor.name().toLowerCase(Locale.ROOT));
-    try {
-      // a current schema costs one query; Flyway runs (on its own pool) only when it has work
-      if (!SqlMigrations.isCurrent(pool)) {
-        try (HikariDataSource migration = pool(vendor, settings, migrationRead, 2, "migration")) {
-          SqlMigrations.migrate(migration, vendor);
-        }
+    Duration migrationRead = longer(timeout, MIGRATION_TIMEOUT);
+    Duration migrationConnect = vendor == SqlVendor.H2 ? longer(timeout, H2_OPEN_TIMEOUT) : timeout;
+    if (vendor == SqlVendor.H2) {
+      H2Files.prepare(url);
+    }
+    try (HikariDataSource migration =
+        pool(vendor, url, settings, migrationConnect, migrationRead, 2, "migration")) {
+      // a current schema costs one query; Flyway loads only when it has work
+      if (!SqlMigrations.isCurrent(migration)) {
+        SqlMigrations.migrate(migration, vendor);
       }
-    } catch (RuntimeException e) {
-      pool.close();
-      throw e;
+    }
+    HikariDataSource pool =
+        pool(
+            vendor,
+            url,
+            settings,
+            timeout,
+            timeout,
+            poolSize(settings),
+            vendor.name().toLowerCase(Locale.ROOT));
+    if (vendor == SqlVendor.H2) {
+      keepOpenAndRestrict(pool, url);
     }
     return new SqlStoreBackend(pool, vendor);
   }
@@ -117,14 +140,46 @@ public final class SqlStoreFactory implements StoreFactory {
     }
   }
 
+  /**
+   * The migration pool's close closed the H2 database (and deleted its lock file); the first
+   * connection of the store's pool opens it again and H2 writes a new lock file and key: restrict
+   * them now rather than whenever the pool happens to connect.
+   */
+  private static void keepOpenAndRestrict(HikariDataSource pool, String url) {
+    try {
+      pool.getConnection().close();
+    } catch (SQLException e) {
+      pool.close();
+      throw SqlSupport.failure("open", new IllegalStateException(e.getMessage(), e));
+    }
+    H2Files.restrictFiles(H2Files.databasePath(url));
+  }
+
+  private static Duration longer(Duration a, Duration b) {
+    return a.compareTo(b) > 0 ? a : b;
+  }
+
   static HikariDataSource pool(
       SqlVendor vendor, StoreSettings settings, Duration readTimeout, int size, String name) {
+    Duration timeout = settings.commandTimeout();
+    return pool(
+        vendor, vendor.driverUrl(settings.url()), settings, timeout, readTimeout, size, name);
+  }
+
+  private static HikariDataSource pool(
+      SqlVendor vendor,
+      String driverUrl,
+      StoreSettings settings,
+      Duration connectTimeout,
+      Duration readTimeout,
+      int size,
+      String name) {
     return SqlDataSources.create(
         vendor,
-        vendor.driverUrl(settings.url()),
+        driverUrl,
         settings.username(),
         settings.password(),
-        settings.commandTimeout(),
+        connectTimeout,
         readTimeout,
         size,
         "leasehold-" + name);

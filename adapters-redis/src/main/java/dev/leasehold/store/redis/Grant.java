@@ -1,23 +1,107 @@
 package dev.leasehold.store.redis;
 
+import dev.leasehold.core.lease.ClaimResult;
+import java.time.Instant;
 import java.util.List;
 
 /**
- * One node's answer to {@link LuaScript#CLAIM} or {@link LuaScript#ACQUIRE}.
+ * One node's answer to {@link LuaScript#CLAIM} (one entry of it) or {@link LuaScript#ACQUIRE},
+ * checked by {@link #of}.
  *
  * @param granted whether this node gave the lease
  * @param refusal {@code held} or {@code fired} when refused
  * @param fence the node's new fence
  * @param serverMillis the node's clock when it granted the lease
  * @param previousWatermark the watermark before this claim ('' when none)
+ * @param holder the live holder when refused as {@code held} ('' when unknown)
+ * @param watermark the watermark the node has when refused ('' when none)
+ * @param live whether a lease lives on the node when refused (always for {@code held})
  */
 record Grant(
-    boolean granted, String refusal, long fence, long serverMillis, String previousWatermark) {
+    boolean granted,
+    String refusal,
+    long fence,
+    long serverMillis,
+    String previousWatermark,
+    String holder,
+    String watermark,
+    boolean live) {
 
-  static Grant of(List<Object> reply) {
-    if (((Long) reply.get(0)) == 1L) {
-      return new Grant(true, null, (Long) reply.get(1), (Long) reply.get(2), (String) reply.get(3));
+  static final String HELD = "held";
+  static final String FIRED = "fired";
+
+  /**
+   * Reads and checks one answer: its shape, and that a grant moved the fence (above the node's
+   * previous fence and at least to {@code minFence}) and, for a claim ({@code firingMs} not null),
+   * that the firing was after the previous watermark; that a {@code fired} refusal shows a
+   * watermark at or after the firing.
+   *
+   * @param where node and step, for messages
+   */
+  static Grant of(String where, Object reply, Long firingMs, long minFence) {
+    List<?> r = Replies.array(where, reply, -1);
+    if (r.isEmpty()) {
+      throw Replies.wrong(where, reply, "expected a claim answer");
     }
-    return new Grant(false, (String) reply.get(1), 0, 0, null);
+    long granted = Replies.integer(where, reply, r.get(0));
+    if (granted == 1L) {
+      Replies.array(where, reply, 5);
+      long fence = Replies.integer(where, reply, r.get(1));
+      long now = Replies.integer(where, reply, r.get(2));
+      String before = Replies.millis(where, reply, r.get(3));
+      long previousFence = Replies.integer(where, reply, r.get(4));
+      if (fence <= previousFence || fence < minFence) {
+        throw Replies.wrong(
+            where,
+            reply,
+            "the fence did not move (granted "
+                + fence
+                + ", previous "
+                + previousFence
+                + ", at least "
+                + minFence
+                + " expected)");
+      }
+      if (firingMs != null && !before.isEmpty() && Long.parseLong(before) >= firingMs) {
+        throw Replies.wrong(
+            where, reply, "it granted a firing that its watermark " + before + " already covers");
+      }
+      if (now <= 0) {
+        throw Replies.wrong(where, reply, "the server time is not positive");
+      }
+      return new Grant(true, null, fence, now, before, null, null, true);
+    }
+    if (granted != 0L || r.size() < 2) {
+      throw Replies.wrong(where, reply, "expected 1 (granted) or 0 and a reason");
+    }
+    String reason = Replies.text(where, reply, r.get(1));
+    if (FIRED.equals(reason) && r.size() == 4) {
+      String watermark = Replies.millis(where, reply, r.get(2));
+      long live = Replies.integer(where, reply, r.get(3));
+      if (firingMs != null && (watermark.isEmpty() || Long.parseLong(watermark) < firingMs)) {
+        throw Replies.wrong(where, reply, "it refused a firing after its watermark as already run");
+      }
+      return new Grant(false, FIRED, 0, 0, null, null, watermark, live == 1L);
+    }
+    if (HELD.equals(reason) && r.size() == 4) {
+      String holder = Replies.text(where, reply, r.get(2));
+      String watermark = Replies.millis(where, reply, r.get(3));
+      return new Grant(false, HELD, 0, 0, null, holder, watermark, true);
+    }
+    throw Replies.wrong(
+        where,
+        reply,
+        "expected a refusal {0, 'held', holder, watermark}" + " or {0, 'fired', watermark}");
+  }
+
+  /** The refusal as the port's answer (only for refusals). */
+  ClaimResult refusalResult() {
+    Instant mark =
+        watermark == null || watermark.isEmpty()
+            ? null
+            : Instant.ofEpochMilli(Long.parseLong(watermark));
+    return FIRED.equals(refusal)
+        ? ClaimResult.alreadyRun(mark)
+        : ClaimResult.held(holder == null || holder.isEmpty() ? null : holder, mark);
   }
 }

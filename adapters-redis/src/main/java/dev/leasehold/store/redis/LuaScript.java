@@ -17,55 +17,81 @@ import java.util.HexFormat;
  * restarted server or {@code SCRIPT FLUSH}) the caller sends the source once with {@code EVAL},
  * which also puts it back into the server's script cache.
  */
-record LuaScript(String name, String source, ScriptOutputType output, String sha) {
+record LuaScript(String name, String source, String sha) {
+
+  /**
+   * Every script is read as a plain RESP value (integer, string, nested arrays) and checked by the
+   * caller ({@link Replies}): a server that answers in another shape is caught, not mis-decoded.
+   */
+  static ScriptOutputType output() {
+    return ScriptOutputType.OBJECT;
+  }
 
   private static final String NOW =
       "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)\n";
 
   /**
-   * ARGV: token, ttl ms, firing ms, holder, proposed minimum fence. Refuses while a lease lives or
-   * when the watermark is at or after the firing; else takes the lease, moves the watermark and
-   * raises the fence to {@code max(fence + 1, proposed)}. Reply {1, fence, server ms, previous
-   * watermark or ''} or {0, 'held' | 'fired'}.
+   * Claims one or more names in one atomic step. KEYS: the lease and meta key of each name, in
+   * pairs; ARGV: per name token, ttl ms, firing ms, holder, proposed minimum fence (5 each). For
+   * each name it refuses when the watermark is at or after the firing ({@code fired}, which wins
+   * over {@code held}: such a firing can never be claimed again), or when a lease lives ({@code SET
+   * NX} fails); else it takes the lease, moves the watermark and raises the fence to {@code
+   * max(fence + 1, proposed)}. Reply: one entry per name, {1, fence, server ms, previous watermark
+   * or '', previous fence}, {0, 'fired', watermark, 1 if a lease lives else 0} or {0, 'held',
+   * holder or '', watermark or ''}. (Redlock needs the live lease of a {@code fired} refusal:
+   * during a race a node's watermark may belong to a rival's attempt that is about to be undone.)
+   *
+   * <p>Three commands per granted name ({@code HMGET}, {@code SET NX PX}, {@code HSET}) and one
+   * {@code TIME} per call: the state is read once and the lease key is written by the same command
+   * that tests it.
    */
   static final LuaScript CLAIM =
       of(
           "claim",
-          ScriptOutputType.MULTI,
-          """
-          if redis.call('EXISTS', KEYS[1]) == 1 then return {0, 'held'} end
-          local last = redis.call('HGET', KEYS[2], 'last_fire')
-          if last and tonumber(last) >= tonumber(ARGV[3]) then return {0, 'fired'} end
-          local fence = math.max((tonumber(redis.call('HGET', KEYS[2], 'fence')) or 0) + 1, tonumber(ARGV[5]))
-          """
-              + NOW
+          NOW
               + """
-          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-          redis.call('HSET', KEYS[2], 'fence', fence, 'last_fire', ARGV[3], 'holder', ARGV[4], 'lease_until', now + ARGV[2])
-          return {1, fence, now, last or ''}
+          local out = {}
+          for i = 1, #KEYS / 2 do
+            local a = (i - 1) * 5
+            local m = redis.call('HMGET', KEYS[2 * i], 'fence', 'last_fire', 'holder')
+            if m[2] and tonumber(m[2]) >= tonumber(ARGV[a + 3]) then
+              out[i] = {0, 'fired', m[2], redis.call('EXISTS', KEYS[2 * i - 1])}
+            elseif not redis.call('SET', KEYS[2 * i - 1], ARGV[a + 1], 'NX', 'PX', ARGV[a + 2]) then
+              out[i] = {0, 'held', m[3] or '', m[2] or ''}
+            else
+              local prev = tonumber(m[1]) or 0
+              local fence = math.max(prev + 1, tonumber(ARGV[a + 5]))
+              redis.call('HSET', KEYS[2 * i], 'fence', fence, 'last_fire', ARGV[a + 3], 'holder', ARGV[a + 4], 'lease_until', now + ARGV[a + 2])
+              out[i] = {1, fence, now, m[2] or '', prev}
+            end
+          end
+          return out
           """);
 
-  /** ARGV: token, ttl ms, holder, proposed minimum fence. Like CLAIM without the watermark. */
+  /**
+   * ARGV: token, ttl ms, holder, proposed minimum fence. Like one entry of CLAIM without the
+   * watermark. Reply {1, fence, server ms, '', previous fence} or {0, 'held', holder or '', ''}.
+   */
   static final LuaScript ACQUIRE =
       of(
           "acquire",
-          ScriptOutputType.MULTI,
           """
-          if redis.call('EXISTS', KEYS[1]) == 1 then return {0, 'held'} end
-          local fence = math.max((tonumber(redis.call('HGET', KEYS[2], 'fence')) or 0) + 1, tonumber(ARGV[4]))
+          if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+            return {0, 'held', redis.call('HGET', KEYS[2], 'holder') or '', ''}
+          end
+          local prev = tonumber(redis.call('HGET', KEYS[2], 'fence')) or 0
+          local fence = math.max(prev + 1, tonumber(ARGV[4]))
           """
               + NOW
               + """
-          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
           redis.call('HSET', KEYS[2], 'fence', fence, 'holder', ARGV[3], 'lease_until', now + ARGV[2])
-          return {1, fence, now, ''}
+          return {1, fence, now, '', prev}
           """);
 
   /** ARGV: token, ttl ms. Extends only a live lease that still holds this token. Reply 1 or 0. */
   static final LuaScript RENEW =
       of(
           "renew",
-          ScriptOutputType.INTEGER,
           "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n"
               + NOW
               + """
@@ -83,7 +109,6 @@ record LuaScript(String name, String source, ScriptOutputType output, String sha
   static final LuaScript RELEASE =
       of(
           "release",
-          ScriptOutputType.INTEGER,
           "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n"
               + NOW
               + """
@@ -102,7 +127,6 @@ record LuaScript(String name, String source, ScriptOutputType output, String sha
   static final LuaScript RAISE_FENCE =
       of(
           "raise-fence",
-          ScriptOutputType.INTEGER,
           """
           if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
           if (tonumber(redis.call('HGET', KEYS[2], 'fence')) or 0) < tonumber(ARGV[2]) then
@@ -118,7 +142,6 @@ record LuaScript(String name, String source, ScriptOutputType output, String sha
   static final LuaScript INSPECT =
       of(
           "inspect",
-          ScriptOutputType.MULTI,
           NOW
               + """
           local m = redis.call('HMGET', KEYS[2], 'fence', 'last_fire', 'holder', 'lease_until')
@@ -126,11 +149,11 @@ record LuaScript(String name, String source, ScriptOutputType output, String sha
           return {now, redis.call('PTTL', KEYS[1]), m[1], m[2] or '', m[3] or '', m[4] or ''}
           """);
 
-  private static LuaScript of(String name, ScriptOutputType output, String source) {
+  private static LuaScript of(String name, String source) {
     try {
       byte[] digest =
           MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
-      return new LuaScript(name, source, output, HexFormat.of().formatHex(digest));
+      return new LuaScript(name, source, HexFormat.of().formatHex(digest));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-1 is missing from this JVM", e);
     }

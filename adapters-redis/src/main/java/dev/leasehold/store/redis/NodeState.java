@@ -14,22 +14,26 @@ import java.util.Optional;
  */
 record NodeState(long fence, Instant lastFire, String holder, Instant leaseUntil, boolean held) {
 
-  /** Null when the node never leased the name. */
-  static NodeState of(List<Object> reply) {
-    if (reply.isEmpty()) {
+  /** Null when the node never leased the name; the reply's shape is checked ({@link Replies}). */
+  static NodeState of(String where, Object reply) {
+    List<?> r = Replies.array(where, reply, -1);
+    if (r.isEmpty()) {
       return null;
     }
-    long now = (Long) reply.get(0);
-    long pttl = (Long) reply.get(1);
+    Replies.array(where, reply, 6);
+    long now = Replies.integer(where, reply, r.get(0));
+    long pttl = Replies.integer(where, reply, r.get(1));
+    String fence = Replies.millis(where, reply, r.get(2));
+    if (fence.isEmpty()) {
+      throw Replies.wrong(where, reply, "expected a fence");
+    }
+    String lastFire = Replies.millis(where, reply, r.get(3));
+    String holder = Replies.text(where, reply, r.get(4));
+    String stored = Replies.millis(where, reply, r.get(5));
     boolean held = pttl > 0 || pttl == -1;
-    Instant stored = millis(reply.get(5));
-    Instant leaseUntil = pttl > 0 ? Instant.ofEpochMilli(now + pttl) : stored;
+    Instant leaseUntil = pttl > 0 ? Instant.ofEpochMilli(now + pttl) : millis(stored);
     return new NodeState(
-        Long.parseLong((String) reply.get(2)),
-        millis(reply.get(3)),
-        blankToNull(reply.get(4)),
-        leaseUntil,
-        held);
+        Long.parseLong(fence), millis(lastFire), blankToNull(holder), leaseUntil, held);
   }
 
   /**
@@ -70,13 +74,12 @@ record NodeState(long fence, Instant lastFire, String holder, Instant leaseUntil
     return new LeaseState(name, holder, leaseUntil, lastFire, fence, held);
   }
 
-  private static Instant millis(Object value) {
+  private static Instant millis(String value) {
     String s = blankToNull(value);
     return s == null ? null : Instant.ofEpochMilli(Long.parseLong(s));
   }
 
-  private static String blankToNull(Object value) {
-    String s = (String) value;
+  private static String blankToNull(String s) {
     return s == null || s.isEmpty() ? null : s;
   }
 }

@@ -5,6 +5,9 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -25,10 +28,17 @@ final class RedisConnector implements AutoCloseable {
   private final ClientResources resources;
   private final RedisClient client;
   private final Duration timeout;
+  private final int waitReplicas;
   private final List<RedisNode> nodes = new ArrayList<>();
+  private RedisClusterClient clusterClient;
 
-  RedisConnector(Duration timeout) {
+  /**
+   * @param waitReplicas replicas that must acknowledge each claim, acquisition and renewal on every
+   *     node ({@code WAIT}), 0 for none
+   */
+  RedisConnector(Duration timeout, int waitReplicas) {
     this.timeout = timeout;
+    this.waitReplicas = waitReplicas;
     this.resources =
         DefaultClientResources.builder()
             .ioThreadPoolSize(2)
@@ -49,8 +59,37 @@ final class RedisConnector implements AutoCloseable {
             .build());
   }
 
+  /**
+   * The cluster reached through {@code seeds}, with the same fail-closed options, and a topology
+   * that follows failovers: refreshed when a command is redirected (MOVED/ASK) or a connection
+   * keeps failing, and every 5 seconds.
+   */
+  synchronized RedisNode cluster(List<RedisURI> seeds, String address) {
+    clusterClient = RedisClusterClient.create(resources, seeds);
+    clusterClient.setOptions(
+        ClusterClientOptions.builder()
+            .autoReconnect(true)
+            // the cluster client opens a node's connection on the first command routed to it and
+            // would reject that command: here commands wait for the connection, never longer than
+            // the command timeout (a late delivery is refused by the scripts' token checks, or
+            // leaves a lease that nobody runs under and that expires: never a second run)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+            .timeoutOptions(TimeoutOptions.enabled(timeout))
+            .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+            .topologyRefreshOptions(
+                ClusterTopologyRefreshOptions.builder()
+                    .enableAllAdaptiveRefreshTriggers()
+                    .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+                    .enablePeriodicRefresh(Duration.ofSeconds(5))
+                    .build())
+            .build());
+    RedisNode node = new RedisNode(clusterClient, address, timeout);
+    nodes.add(node);
+    return node;
+  }
+
   synchronized RedisNode node(RedisURI uri) {
-    RedisNode node = new RedisNode(client, uri, timeout);
+    RedisNode node = new RedisNode(client, uri, timeout, waitReplicas);
     nodes.add(node);
     return node;
   }
@@ -58,6 +97,9 @@ final class RedisConnector implements AutoCloseable {
   @Override
   public synchronized void close() {
     nodes.forEach(RedisNode::close);
+    if (clusterClient != null) {
+      clusterClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    }
     client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
     resources.shutdown(0, 2, TimeUnit.SECONDS);
   }

@@ -61,6 +61,11 @@ final class RedisExecutionLog implements ExecutionLog {
     }
     XAddArgs args = new XAddArgs().maxlen(maxPerJob).approximateTrimming();
     String key = keys.history(r.job());
+    if (nodes.size() == 1) {
+      RedisNode node = nodes.get(0);
+      node.await(node.call(c -> c.xadd(key, args, fields)), "history record of " + r.job());
+      return;
+    }
     List<String> ids =
         Quorum.ask(
             nodes,

@@ -7,13 +7,15 @@ import java.util.Set;
 
 /**
  * Opens {@code store.type: redis} (one server, {@code store.url}) and {@code store.type: redlock}
- * (3 or 5 independent masters, {@code store.urls}). Options: {@code history-max} (records kept per
- * job, default 1000).
+ * (3 or 5 independent masters, {@code store.urls}). Options ({@code store.options}): {@code
+ * history-max} (records kept per job, default 1000) and {@code wait-replicas} (replicas that must
+ * acknowledge each claim, acquisition and renewal, default 0).
  */
 public final class RedisStoreFactory implements StoreFactory {
   static final String REDIS = "redis";
   static final String REDLOCK = "redlock";
   private static final String HISTORY_MAX = "history-max";
+  private static final String WAIT_REPLICAS = "wait-replicas";
 
   @Override
   public Set<String> types() {
@@ -40,11 +42,41 @@ public final class RedisStoreFactory implements StoreFactory {
     if (settings.commandTimeout().isNegative() || settings.commandTimeout().isZero()) {
       return "store.command-timeout: must be positive";
     }
+    if (REDIS.equals(settings.type())
+        && RedisUris.isCluster(settings.url())
+        && waitReplicasOption(settings) != null
+        && !"0".equals(waitReplicasOption(settings))) {
+      return "store.options."
+          + WAIT_REPLICAS
+          + ": not supported with a redis-cluster:// URL (WAIT acknowledges one connection's"
+          + " writes to one master)";
+    }
+    return optionProblem(settings);
+  }
+
+  private static String waitReplicasOption(StoreSettings settings) {
+    return settings.options().get(WAIT_REPLICAS);
+  }
+
+  /** Why {@code store.options} cannot be used, or null. */
+  static String optionProblem(StoreSettings settings) {
     String max = settings.options().get(HISTORY_MAX);
     if (max != null && !max.matches("[1-9][0-9]{0,8}")) {
-      return "store." + HISTORY_MAX + ": expected a positive whole number, got " + max;
+      return "store.options." + HISTORY_MAX + ": expected a positive whole number, got " + max;
+    }
+    String wait = settings.options().get(WAIT_REPLICAS);
+    if (wait != null && !wait.matches("[0-9]{1,2}")) {
+      return "store.options."
+          + WAIT_REPLICAS
+          + ": expected a whole number of replicas from 0 to 99, got "
+          + wait;
     }
     return null;
+  }
+
+  /** The {@code wait-replicas} option, 0 when absent (checked by {@link #optionProblem}). */
+  static int waitReplicas(StoreSettings settings) {
+    return Integer.parseInt(settings.options().getOrDefault(WAIT_REPLICAS, "0"));
   }
 
   @Override

@@ -20,8 +20,9 @@ import java.util.stream.Collectors;
 final class RedisUris {
   private static final String PLAIN = "expected redis://host:port[/db] or rediss://host:port[/db]";
   private static final String ANY =
-      "expected redis://host:port[/db], rediss://host:port[/db] (TLS)"
-          + " or redis-sentinel://host:port[,host:port]/db#master";
+      "expected redis://host:port[/db], rediss://host:port[/db] (TLS),"
+          + " redis-sentinel://host:port[,host:port]/db#master"
+          + " or redis-cluster://host:port[,host:port]";
 
   private RedisUris() {}
 
@@ -32,6 +33,11 @@ final class RedisUris {
       return field + ": missing; " + expected;
     }
     String lower = url.toLowerCase(Locale.ROOT);
+    if (isCluster(url)) {
+      return sentinelAllowed
+          ? clusterProblem(field, url)
+          : field + ": " + expected + ", got " + Redaction.redactUrl(url);
+    }
     boolean sentinel =
         lower.startsWith("redis-sentinel://") || lower.startsWith("rediss-sentinel://");
     boolean plain = lower.startsWith("redis://") || lower.startsWith("rediss://");
@@ -56,6 +62,63 @@ final class RedisUris {
       return field + ": missing host in " + Redaction.redactUrl(url);
     }
     return null;
+  }
+
+  /** {@code redis-cluster://} or {@code rediss-cluster://} (TLS): seeds of a Redis Cluster. */
+  static boolean isCluster(String url) {
+    String lower = url == null ? "" : url.toLowerCase(Locale.ROOT);
+    return lower.startsWith("redis-cluster://") || lower.startsWith("rediss-cluster://");
+  }
+
+  private static String clusterProblem(String field, String url) {
+    String rest = url.substring(url.indexOf("://") + 3);
+    String hosts = rest.substring(rest.lastIndexOf('@') + 1);
+    int slash = hosts.indexOf('/');
+    if (slash >= 0) {
+      String db = hosts.substring(slash + 1);
+      if (!db.isEmpty() && !db.equals("0")) {
+        return field + ": a Redis Cluster has only database 0, got " + Redaction.redactUrl(url);
+      }
+      hosts = hosts.substring(0, slash);
+    }
+    if (hosts.contains("?") || hosts.contains("#")) {
+      return field + ": a cluster URL takes no options: " + Redaction.redactUrl(url);
+    }
+    if (hosts.isBlank()) {
+      return field + ": missing seed nodes in " + Redaction.redactUrl(url);
+    }
+    for (String hostPort : hosts.split(",")) {
+      if (!hostPort.matches("[A-Za-z0-9._-]+(:[0-9]{1,5})?")) {
+        return field
+            + ": expected host:port seeds separated by commas, e.g."
+            + " redis-cluster://10.0.0.1:6379,10.0.0.2:6379, got "
+            + Redaction.redactUrl(url);
+      }
+    }
+    return null;
+  }
+
+  /** The seed nodes of a cluster URL, each with the settings' credentials and timeout. */
+  static List<RedisURI> clusterSeeds(String url, StoreSettings settings) {
+    boolean tls = url.toLowerCase(Locale.ROOT).startsWith("rediss-");
+    String rest = url.substring(url.indexOf("://") + 3);
+    int at = rest.lastIndexOf('@');
+    String credentials = at < 0 ? "" : rest.substring(0, at + 1);
+    String hosts = rest.substring(at + 1);
+    if (hosts.indexOf('/') >= 0) {
+      hosts = hosts.substring(0, hosts.indexOf('/'));
+    }
+    List<RedisURI> seeds = new java.util.ArrayList<>();
+    for (String hostPort : hosts.split(",")) {
+      seeds.add(parse((tls ? "rediss://" : "redis://") + credentials + hostPort, settings));
+    }
+    return seeds;
+  }
+
+  /** {@code cluster host:port,host:port}; never credentials. */
+  static String describeCluster(List<RedisURI> seeds) {
+    return "cluster "
+        + seeds.stream().map(s -> s.getHost() + ":" + s.getPort()).collect(Collectors.joining(","));
   }
 
   /** Why {@code urls} cannot form a Redlock quorum, or null: 3 or 5 distinct plain masters. */

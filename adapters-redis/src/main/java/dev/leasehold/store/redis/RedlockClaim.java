@@ -1,18 +1,22 @@
 package dev.leasehold.store.redis;
 
+import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseStoreException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,30 +71,33 @@ final class RedlockClaim {
 
   /**
    * Claims ({@link LuaScript#CLAIM}, {@code firing} in epoch ms) or acquires ({@link
-   * LuaScript#ACQUIRE}, {@code firing} null) the lease {@code name} whose keys are {@code k}.
+   * LuaScript#ACQUIRE}, {@code firing} null) the lease {@code name} whose keys are {@code k}. A
+   * refusal says why, from the nodes' own answers in round 1: already run when so many nodes
+   * refused the firing as fired that no majority can grant it, else held (with the holder most of
+   * the holding nodes name).
    */
-  Optional<Lease> take(
+  ClaimResult take(
       LuaScript script, String[] k, String name, String holder, Duration ttl, String firing) {
     String ttlMs = "" + ttl.toMillis();
     long giveUp = System.nanoTime() + timeout.toNanos();
     for (int attempt = 1; ; attempt++) {
       String token = LeaseArguments.newToken();
-      String hint = "" + (fenceHint.getOrDefault(name, 0L) + 1);
+      long hint = fenceHint.getOrDefault(name, 0L) + 1;
       String[] args =
           firing == null
-              ? new String[] {token, ttlMs, holder, hint}
-              : new String[] {token, ttlMs, firing, holder, hint};
+              ? new String[] {token, ttlMs, holder, "" + hint}
+              : new String[] {token, ttlMs, firing, holder, "" + hint};
       long start = System.nanoTime();
       List<Grant> grants =
           Quorum.ask(
               nodes,
-              n -> n.<List<Object>>eval(script, k, args).thenApply(Grant::of),
+              n -> grantOn(n, script, k, name, args, firing, hint),
               start + timeout.toNanos());
       int granted = Quorum.count(grants, Grant::granted);
       if (granted >= majority) {
         Optional<Lease> lease = hold(k, name, holder, ttl, token, grants, start);
         if (lease.isPresent()) {
-          return lease;
+          return ClaimResult.won(lease.get());
         }
         undo(k, token, grants, firing != null);
         throw new LeaseStoreException(
@@ -102,8 +109,10 @@ final class RedlockClaim {
                 + " within its validity time; not acquired");
       }
       undo(k, token, grants, firing != null);
-      int held = Quorum.count(grants, g -> "held".equals(g.refusal()));
-      int fired = Quorum.count(grants, g -> "fired".equals(g.refusal()));
+      // a live lease refuses, whatever the watermark says: it may be a rival's attempt that is
+      // about to be undone (a split vote), so only refusals without a live lease are final
+      int held = Quorum.count(grants, g -> !g.granted() && g.live());
+      int fired = Quorum.count(grants, g -> Grant.FIRED.equals(g.refusal()) && !g.live());
       int unknown = (int) grants.stream().filter(Objects::isNull).count();
       boolean splitVote = held > 0 && fired <= nodes.size() - majority;
       if (splitVote && attempt < MAX_ATTEMPTS && System.nanoTime() < giveUp) {
@@ -132,8 +141,73 @@ final class RedlockClaim {
           fired,
           granted,
           nodes.size());
-      return Optional.empty();
+      int spent = Quorum.count(grants, g -> Grant.FIRED.equals(g.refusal()));
+      return refusal(grants, spent > nodes.size() - majority);
     }
+  }
+
+  /**
+   * Round 1 on one node: the script, its reply checked ({@link Grant#of}), and with {@code
+   * wait-replicas} the node's replicas' acknowledgement of a grant; a grant they did not
+   * acknowledge is undone on that node and counts as no answer.
+   */
+  private CompletableFuture<Grant> grantOn(
+      RedisNode n,
+      LuaScript script,
+      String[] k,
+      String name,
+      String[] args,
+      String firing,
+      long hint) {
+    String where = "Redis " + n.address() + ": " + script.name() + " of " + name;
+    Long firingMs = firing == null ? null : Long.parseLong(firing);
+    CompletableFuture<Grant> grant =
+        n.eval(script, k, args)
+            .thenApply(
+                r ->
+                    Grant.of(
+                        where,
+                        firing == null ? r : Replies.array(where, r, 1).get(0),
+                        firingMs,
+                        hint));
+    if (n.waitReplicas() == 0) {
+      return grant;
+    }
+    return grant.thenCompose(
+        g ->
+            !g.granted()
+                ? CompletableFuture.completedFuture(g)
+                : n.replicated(where)
+                    .handle((v, e) -> e)
+                    .thenCompose(
+                        e ->
+                            e == null
+                                ? CompletableFuture.completedFuture(g)
+                                : undoOn(n, k, args[0], g, firing != null)
+                                    .handle((v, ignored) -> (Grant) null)
+                                    .thenCompose(v -> CompletableFuture.failedFuture(e))));
+  }
+
+  private static ClaimResult refusal(List<Grant> grants, boolean alreadyRun) {
+    Instant watermark =
+        grants.stream()
+            .filter(g -> g != null && g.watermark() != null && !g.watermark().isEmpty())
+            .map(g -> Instant.ofEpochMilli(Long.parseLong(g.watermark())))
+            .max(Comparator.naturalOrder())
+            .orElse(null);
+    if (alreadyRun) {
+      return ClaimResult.alreadyRun(watermark);
+    }
+    String holder =
+        grants.stream()
+            .filter(g -> g != null && g.holder() != null && !g.holder().isEmpty())
+            .collect(Collectors.groupingBy(Grant::holder, Collectors.counting()))
+            .entrySet()
+            .stream()
+            .max(Map.Entry.comparingByValue())
+            .map(Map.Entry::getKey)
+            .orElse(null);
+    return ClaimResult.held(holder, watermark);
   }
 
   /** Round 2 and the validity check; empty when the lease cannot be confirmed. */
@@ -156,12 +230,16 @@ final class RedlockClaim {
       }
     }
     if (!behind.isEmpty()) {
-      List<Long> raised =
+      List<Boolean> raised =
           Quorum.ask(
               behind,
-              n -> n.<Long>eval(LuaScript.RAISE_FENCE, k, token, "" + fence),
+              n ->
+                  n.eval(LuaScript.RAISE_FENCE, k, token, "" + fence)
+                      .thenApply(
+                          r ->
+                              Replies.flag("Redis " + n.address() + ": raise-fence of " + name, r)),
               start + timeout.toNanos());
-      level += Quorum.count(raised, r -> r == 1L);
+      level += Quorum.count(raised, r -> r);
     }
     long ttlMs = ttl.toMillis();
     long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -190,11 +268,16 @@ final class RedlockClaim {
         nodes,
         n -> {
           Grant g = grants.get(nodes.indexOf(n));
-          return claim && g != null && g.granted()
-              ? n.<Long>eval(LuaScript.RELEASE, k, token, g.previousWatermark())
-              : n.<Long>eval(LuaScript.RELEASE, k, token);
+          return undoOn(n, k, token, g, claim);
         },
         System.nanoTime() + timeout.toNanos());
+  }
+
+  private static CompletableFuture<Object> undoOn(
+      RedisNode n, String[] k, String token, Grant g, boolean claim) {
+    return claim && g != null && g.granted()
+        ? n.eval(LuaScript.RELEASE, k, token, g.previousWatermark())
+        : n.eval(LuaScript.RELEASE, k, token);
   }
 
   private static void pause(int attempt) {

@@ -1,5 +1,6 @@
 package dev.leasehold.store.redis;
 
+import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +60,12 @@ public final class RedlockLeaseStore implements LeaseStore {
       throw new IllegalArgumentException(problem);
     }
     LeaseKeys keys = LeaseKeys.of(settings.keyPrefix());
-    RedisConnector connector = new RedisConnector(settings.commandTimeout());
+    String options = RedisStoreFactory.optionProblem(settings);
+    if (options != null) {
+      throw new IllegalArgumentException(options);
+    }
+    RedisConnector connector =
+        new RedisConnector(settings.commandTimeout(), RedisStoreFactory.waitReplicas(settings));
     List<RedisNode> nodes =
         settings.urls().stream().map(u -> connector.node(RedisUris.parse(u, settings))).toList();
     return new RedlockLeaseStore(connector, nodes, keys);
@@ -66,6 +73,11 @@ public final class RedlockLeaseStore implements LeaseStore {
 
   @Override
   public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
+    return tryClaim(name, firing, holder, ttl).leaseIfWon();
+  }
+
+  @Override
+  public ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
     LeaseArguments.name(name);
     String fire = "" + LeaseArguments.firing(firing).toEpochMilli();
     LeaseArguments.holder(holder);
@@ -78,7 +90,7 @@ public final class RedlockLeaseStore implements LeaseStore {
     LeaseArguments.name(name);
     LeaseArguments.holder(holder);
     LeaseArguments.ttlMillis(ttl);
-    return claims.take(LuaScript.ACQUIRE, keys.lease(name), name, holder, ttl, null);
+    return claims.take(LuaScript.ACQUIRE, keys.lease(name), name, holder, ttl, null).leaseIfWon();
   }
 
   /**
@@ -92,11 +104,8 @@ public final class RedlockLeaseStore implements LeaseStore {
     long ttlMs = LeaseArguments.ttlMillis(ttl);
     String[] k = keys.lease(LeaseArguments.name(lease.name()));
     long start = System.nanoTime();
-    List<Long> answers =
-        Quorum.ask(
-            nodes,
-            n -> n.<Long>eval(LuaScript.RENEW, k, lease.token(), "" + ttlMs),
-            start + timeout.toNanos());
+    List<Boolean> answers =
+        Quorum.ask(nodes, n -> replicatedRenewal(n, k, lease, ttlMs), start + timeout.toNanos());
     long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     Boolean verdict = verdict(answers, "renew", lease.name());
     if (Boolean.TRUE.equals(verdict) && ttlMs - elapsedMs - (ttlMs / 100 + 2) > 0) {
@@ -110,18 +119,38 @@ public final class RedlockLeaseStore implements LeaseStore {
   public boolean release(Lease lease) {
     LeaseArguments.lease(lease);
     String[] k = keys.lease(LeaseArguments.name(lease.name()));
-    List<Long> answers =
+    List<Boolean> answers =
         Quorum.ask(
             nodes,
-            n -> n.<Long>eval(LuaScript.RELEASE, k, lease.token()),
+            n ->
+                n.eval(LuaScript.RELEASE, k, lease.token())
+                    .thenApply(
+                        r ->
+                            Replies.flag(
+                                "Redis " + n.address() + ": release of " + lease.name(), r)),
             System.nanoTime() + timeout.toNanos());
     return verdict(answers, "release", lease.name());
   }
 
+  /**
+   * One node's renewal; with {@code wait-replicas} it counts only once that node's replicas
+   * acknowledged it (else no answer from that node).
+   */
+  private static CompletableFuture<Boolean> replicatedRenewal(
+      RedisNode n, String[] k, Lease lease, long ttlMs) {
+    String where = "Redis " + n.address() + ": renewal of " + lease.name();
+    CompletableFuture<Boolean> renewed =
+        n.eval(LuaScript.RENEW, k, lease.token(), "" + ttlMs)
+            .thenApply(r -> Replies.flag(where, r));
+    return n.waitReplicas() == 0
+        ? renewed
+        : renewed.thenCompose(yes -> yes ? n.replicated(where).thenApply(v -> true) : renewed);
+  }
+
   /** True with m "yes", false with more "no" than a majority allows, else too few answers. */
-  private Boolean verdict(List<Long> answers, String what, String name) {
-    int yes = Quorum.count(answers, a -> a == 1L);
-    int no = Quorum.count(answers, a -> a == 0L);
+  private Boolean verdict(List<Boolean> answers, String what, String name) {
+    int yes = Quorum.count(answers, a -> a);
+    int no = Quorum.count(answers, a -> !a);
     if (yes >= majority) {
       return true;
     }
@@ -151,8 +180,11 @@ public final class RedlockLeaseStore implements LeaseStore {
         Quorum.ask(
             nodes,
             n ->
-                n.<List<Object>>eval(LuaScript.INSPECT, keys.lease(name))
-                    .thenApply(r -> Optional.ofNullable(NodeState.of(r))),
+                n.eval(LuaScript.INSPECT, keys.lease(name))
+                    .thenApply(
+                        r ->
+                            Optional.ofNullable(
+                                NodeState.of("Redis " + n.address() + ": inspect of " + name, r))),
             System.nanoTime() + timeout.toNanos());
     int answered = Quorum.count(answers, a -> true);
     if (answered < majority) {

@@ -76,12 +76,24 @@ final class RedisServers implements AutoCloseable {
   /** One redis-server process; survives restarts on the same port and directory. */
   static final class Server {
     private final boolean aof;
+    private final List<String> extra;
     private final Path dir;
     private final int port;
     private Process process;
 
     private Server(boolean aof) {
+      this(aof, List.of());
+    }
+
+    /** A server (not yet started) with {@code extra} arguments, e.g. {@code --replicaof h p}. */
+    static Server with(List<String> extra) {
+      requireBinary();
+      return new Server(false, extra);
+    }
+
+    private Server(boolean aof, List<String> extra) {
       this.aof = aof;
+      this.extra = List.copyOf(extra);
       try {
         this.dir = Files.createTempDirectory("leasehold-redis-");
         try (ServerSocket socket = new ServerSocket(0)) {
@@ -98,6 +110,10 @@ final class RedisServers implements AutoCloseable {
 
     int port() {
       return port;
+    }
+
+    boolean alive() {
+      return process != null && process.isAlive();
     }
 
     long pid() {
@@ -123,6 +139,7 @@ final class RedisServers implements AutoCloseable {
           aof
               ? List.of("--appendonly", "yes", "--appendfsync", "always")
               : List.of("--appendonly", "no"));
+      command.addAll(extra);
       try {
         process = new ProcessBuilder(command).redirectErrorStream(true).start();
       } catch (IOException e) {
@@ -161,7 +178,7 @@ final class RedisServers implements AutoCloseable {
       }
     }
 
-    private void destroy() {
+    void destroy() {
       if (process != null) {
         signal("CONT");
         kill();

@@ -42,9 +42,81 @@ class RedisStoreFactoryTest {
             "rediss://redis.example.org:6380/0",
             "redis://:secret@127.0.0.1:6379",
             "redis://leasehold:secret@127.0.0.1:6379/2",
-            "redis-sentinel://s1:26379,s2:26379,s3:26379/0#mymaster")) {
+            "redis-sentinel://s1:26379,s2:26379,s3:26379/0#mymaster",
+            "redis-cluster://10.0.0.1:6379,10.0.0.2:6379,10.0.0.3:6379",
+            "rediss-cluster://leasehold:secret@c1.example.org:6380,c2.example.org:6380/0")) {
       assertThat(factory.validate(redis(url))).as(url).isNull();
     }
+  }
+
+  @Test
+  void clusterUrlsAreCheckedAndReadAsSeeds() {
+    assertThat(factory.validate(redis("redis-cluster://10.0.0.1:6379/2")))
+        .startsWith("store.url: a Redis Cluster has only database 0");
+    assertThat(factory.validate(redis("redis-cluster://")))
+        .startsWith("store.url: missing seed nodes");
+    assertThat(factory.validate(redis("redis-cluster://h1:6379,,h2:6379")))
+        .startsWith("store.url: expected host:port seeds");
+    assertThat(factory.validate(redlock("redis-cluster://h1:1", "redis://h2:1", "redis://h3:1")))
+        .startsWith("store.urls[0]: expected");
+    List<RedisURI> seeds =
+        RedisUris.clusterSeeds(
+            "rediss-cluster://u:secret@c1:6380,c2:6381",
+            new StoreSettings("redis", null, null, null, null, null, Duration.ofSeconds(2), null));
+    assertThat(seeds).extracting(RedisURI::getHost).containsExactly("c1", "c2");
+    assertThat(seeds).extracting(RedisURI::getPort).containsExactly(6380, 6381);
+    assertThat(seeds).allMatch(RedisURI::isSsl);
+    assertThat(RedisUris.describeCluster(seeds)).isEqualTo("cluster c1:6380,c2:6381");
+  }
+
+  @Test
+  void waitReplicasIsAWholeNumberAndNotForACluster() {
+    StoreSettings bad =
+        new StoreSettings(
+            "redis", "redis://h:1", null, null, null, null, null, Map.of("wait-replicas", "one"));
+    assertThat(factory.validate(bad))
+        .isEqualTo(
+            "store.options.wait-replicas: expected a whole number of replicas from 0 to 99, got"
+                + " one");
+    assertThatThrownBy(() -> RedisLeaseStore.open(bad))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("store.options.wait-replicas");
+    assertThat(
+            factory.validate(
+                new StoreSettings(
+                    "redis",
+                    "redis://h:1",
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    Map.of("wait-replicas", "2"))))
+        .isNull();
+    assertThat(
+            factory.validate(
+                new StoreSettings(
+                    "redis",
+                    "redis-cluster://h:1",
+                    null,
+                    null,
+                    null,
+                    null,
+                    null,
+                    Map.of("wait-replicas", "1"))))
+        .startsWith("store.options.wait-replicas: not supported with a redis-cluster:// URL");
+    assertThat(
+            factory.validate(
+                new StoreSettings(
+                    "redlock",
+                    null,
+                    List.of("redis://a:1", "redis://b:1", "redis://c:1"),
+                    null,
+                    null,
+                    null,
+                    null,
+                    Map.of("wait-replicas", "-1"))))
+        .startsWith("store.options.wait-replicas");
   }
 
   @Test
@@ -74,7 +146,7 @@ class RedisStoreFactoryTest {
     assertThat(factory.validate(settings(url, null, null, null, Duration.ZERO, Map.of())))
         .startsWith("store.command-timeout:");
     assertThat(factory.validate(settings(url, null, null, null, null, Map.of("history-max", "0"))))
-        .startsWith("store.history-max:");
+        .startsWith("store.options.history-max:");
     assertThat(
             factory.validate(settings(url, "app1:", "u", "p", null, Map.of("history-max", "50"))))
         .isNull();

@@ -21,7 +21,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -39,10 +41,32 @@ import org.slf4j.LoggerFactory;
  *       {@code Authorization: Bearer <admin.token>} (403 otherwise, and always when no token is
  *       configured). 200 with the execution as JSON, 409 when the lease is held elsewhere.
  * </ul>
+ *
+ * <p>Bound beyond loopback, every endpoint but {@code /health} needs the token (and without a token
+ * they answer 403; a warning says so at start).
+ *
+ * <p>Slow or stalled clients: the JDK server reads a request on an executor thread and has no read
+ * timeout of its own. So threads are elastic (up to {@link #MAX_THREADS}, idle ones end) and a
+ * request that has not arrived completely within {@code sun.net.httpserver.maxReqTime} (set here to
+ * {@value #MAX_REQUEST_SECONDS} s unless the JVM was started with a value) has its connection
+ * closed by the server's timer, which frees the thread.
  */
 public final class AdminServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
   private static final Pattern TRIGGER = Pattern.compile("/jobs/([^/]+)/trigger");
+
+  /** Threads that may serve requests at once; more wait in a queue. */
+  static final int MAX_THREADS = 32;
+
+  /** Seconds a client has to send its whole request before the connection is closed. */
+  static final int MAX_REQUEST_SECONDS = 5;
+
+  static {
+    // read once, when the JDK server's classes load
+    if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+      System.setProperty("sun.net.httpserver.maxReqTime", Integer.toString(MAX_REQUEST_SECONDS));
+    }
+  }
 
   private final HttpServer server;
   private final ExecutorService executor;
@@ -53,6 +77,9 @@ public final class AdminServer implements AutoCloseable {
   private final DaemonMetrics metrics;
   private final StatusPage page;
 
+  /** Bound beyond loopback: reading needs the token too. */
+  private final boolean exposed;
+
   private AdminServer(
       HttpServer server,
       DaemonConfig config,
@@ -62,15 +89,22 @@ public final class AdminServer implements AutoCloseable {
       DaemonMetrics metrics,
       ExecutionLog history) {
     this.server = server;
-    this.executor =
-        Executors.newFixedThreadPool(
-            4,
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            MAX_THREADS,
+            MAX_THREADS,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
             r -> {
               Thread t = new Thread(r, "leasehold-admin");
               t.setDaemon(true);
               return t;
             });
+    pool.allowCoreThreadTimeOut(true);
+    this.executor = pool;
     this.config = config;
+    this.exposed = !server.getAddress().getAddress().isLoopbackAddress();
     this.scheduler = scheduler;
     this.store = store;
     this.health = health;
@@ -95,6 +129,12 @@ public final class AdminServer implements AutoCloseable {
     http.createContext("/", server::handle);
     http.start();
     log.info("admin endpoint on http://{}:{}/", address.getHostString(), server.port());
+    if (server.exposed && admin.token() == null) {
+      log.warn(
+          "admin endpoint listens on {} beyond loopback without admin.token: only /health"
+              + " answers there; set admin.token to use /metrics, /jobs and trigger",
+          address.getHostString());
+    }
     return server;
   }
 
@@ -106,6 +146,9 @@ public final class AdminServer implements AutoCloseable {
     try (exchange) {
       String path = exchange.getRequestURI().getPath();
       String method = exchange.getRequestMethod();
+      if (exposed && !path.equals("/health") && !authorized(exchange)) {
+        return;
+      }
       Matcher trigger = TRIGGER.matcher(path);
       if (trigger.matches()) {
         if (!method.equals("POST")) {
@@ -162,12 +205,19 @@ public final class AdminServer implements AutoCloseable {
     send(exchange, up ? 200 : 503, "application/json", body);
   }
 
-  private void trigger(HttpExchange exchange, String job) throws IOException {
+  /** Whether the request carries the token; if not, a 403 was sent. */
+  private boolean authorized(HttpExchange exchange) throws IOException {
     String token = config.admin().token();
     String given = exchange.getRequestHeaders().getFirst("Authorization");
     if (token == null) {
-      send(exchange, 403, "text/plain", "triggering over HTTP is off: set admin.token\n");
-      return;
+      send(
+          exchange,
+          403,
+          "text/plain",
+          exposed
+              ? "off beyond loopback without admin.token\n"
+              : "triggering over HTTP is off: set admin.token\n");
+      return false;
     }
     if (given == null || !constantTimeEquals(given, "Bearer " + token)) {
       send(
@@ -175,6 +225,13 @@ public final class AdminServer implements AutoCloseable {
           403,
           "text/plain",
           "a valid 'Authorization: Bearer <admin.token>' is required\n");
+      return false;
+    }
+    return true;
+  }
+
+  private void trigger(HttpExchange exchange, String job) throws IOException {
+    if (!exposed && !authorized(exchange)) {
       return;
     }
     if (config.job(job).isEmpty()) {

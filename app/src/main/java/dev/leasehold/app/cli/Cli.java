@@ -3,6 +3,7 @@ package dev.leasehold.app.cli;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.wiring.StoreOpener;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.store.Redaction;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -64,7 +65,9 @@ public final class Cli implements Callable<Integer> {
     line.setExitCodeExceptionMapper(new ExitCodes());
     line.setParameterExceptionHandler(
         (e, argv) -> {
-          context.err().println("leasehold: " + oneLine(e.getMessage()) + " (see --help)");
+          context
+              .err()
+              .println("leasehold: " + Redaction.scrub(oneLine(e.getMessage())) + " (see --help)");
           context.err().flush();
           return USAGE;
         });
@@ -89,7 +92,12 @@ public final class Cli implements Callable<Integer> {
     return USAGE;
   }
 
+  /** One line about a failure, scrubbed of every configured secret. */
   static String message(Exception e) {
+    return Redaction.scrub(unscrubbed(e));
+  }
+
+  private static String unscrubbed(Exception e) {
     if (e instanceof ConfigException) {
       return e.getMessage();
     }

@@ -1,14 +1,26 @@
 package dev.leasehold.app.cli;
 
 /**
- * Delivers the request to stop (SIGTERM/SIGINT in production). {@link #onShutdown} registers an
- * action that runs on a separate thread when the signal comes; the JVM waits for it to end.
+ * Delivers the request to stop (SIGTERM/SIGINT/SIGHUP in production). {@link #onShutdown} registers
+ * an action that runs on a separate thread when the signal comes.
  */
 @FunctionalInterface
 public interface ShutdownSignal {
   void onShutdown(Runnable action);
 
-  /** The JVM's shutdown hooks: run on SIGTERM, SIGINT and normal exit. */
+  /**
+   * The process's signals, handled before the JVM shuts down (see {@link SignalShutdown}); install
+   * once, early in {@code main}.
+   */
+  static ShutdownSignal signals() {
+    return SignalShutdown.install();
+  }
+
+  /**
+   * JVM shutdown hooks (run on SIGTERM, SIGINT and normal exit). They run alongside every library's
+   * own hooks, so a stop that still needs the store can race them: {@link #signals()} is what
+   * {@code main} uses.
+   */
   static ShutdownSignal jvm() {
     return action -> Runtime.getRuntime().addShutdownHook(new Thread(action, "leasehold-shutdown"));
   }

@@ -70,15 +70,19 @@ final class ConfigKeys {
               "type",
               Kind.TEXT,
               "h2",
-              "Store type: h2, mysql, mariadb, postgres, redis, redlock, mongo, or another adapter's"
-                  + " type in the jar."),
+              "Store type: h2, mysql, mariadb, postgres, redis, redlock, mongo, etcd, zookeeper, or"
+                  + " another adapter's type in the jar."),
           Key.of(
               "url",
               Kind.TEXT,
               "jdbc:h2:file:./data/leasehold for h2",
               "The store's URL, e.g. jdbc:postgresql://host:5432/db, redis://host:6379/0,"
-                  + " mongodb://host/db."),
-          Key.of("urls", Kind.TEXT_LIST, null, "Multi-node stores (Redlock): the nodes' URLs."),
+                  + " mongodb://host/db, http://etcd:2379, zk://zk1:2181,zk2:2181/chroot."),
+          Key.of(
+              "urls",
+              Kind.TEXT_LIST,
+              null,
+              "Multi-node stores: the nodes' URLs (Redlock masters, etcd members)."),
           Key.of("username", Kind.TEXT, null, "Optional user name."),
           Key.of(
               "password",

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -14,6 +15,8 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -25,6 +28,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
@@ -35,6 +40,8 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  * section is checked further by the chosen store factory ({@code StoreFactory.validate}).
  */
 public final class ConfigLoader {
+  private static final Logger log = LoggerFactory.getLogger(ConfigLoader.class);
+
   /** Where the embedded H2 store lives when {@code store.url} is not given. */
   public static final String DEFAULT_H2_URL = "jdbc:h2:file:./data/leasehold";
 
@@ -180,6 +187,10 @@ public final class ConfigLoader {
     }
     Duration commandTimeout =
         store.positiveDuration("command-timeout").orElse(commandTimeout(jobs));
+    // whatever prints text (logs, errors) scrubs these, even where a driver quotes them
+    Redaction.register(password);
+    Redaction.registerUrl(url);
+    urls.forEach(Redaction::registerUrl);
     return new StoreSettings(
         type,
         url,
@@ -194,11 +205,31 @@ public final class ConfigLoader {
   private static String passwordFile(Section store) throws ConfigException {
     String file = store.requiredText("password-file");
     try {
+      warnIfOthersMayRead(Path.of(file));
       return Files.readString(Path.of(file)).strip();
     } catch (NoSuchFileException e) {
       throw store.error("password-file", "no such file: " + file);
     } catch (IOException | RuntimeException e) {
       throw store.error("password-file", "cannot read " + file + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * Container secrets are commonly mounted 0444/0644 where only the container sees them, so a
+   * readable file is not refused; on a shared machine it should be 0600.
+   */
+  private static void warnIfOthersMayRead(Path file) throws IOException {
+    if (!Files.getFileStore(file).supportsFileAttributeView("posix")) {
+      return;
+    }
+    Set<PosixFilePermission> p = Files.getPosixFilePermissions(file);
+    if (p.contains(PosixFilePermission.GROUP_READ) || p.contains(PosixFilePermission.OTHERS_READ)) {
+      log.warn(
+          "store.password-file {} can be read by {} (mode {}); make it 0600 unless only this"
+              + " container sees it",
+          file,
+          p.contains(PosixFilePermission.OTHERS_READ) ? "every user" : "its group",
+          PosixFilePermissions.toString(p));
     }
   }
 
@@ -222,6 +253,7 @@ public final class ConfigLoader {
     admin.allow(ADMIN);
     String listen = admin.text("listen").orElse("127.0.0.1:" + DEFAULT_ADMIN_PORT).strip();
     String token = admin.text("token").filter(t -> !t.isBlank()).orElse(null);
+    Redaction.register(token);
     return new AdminConfig(address(admin, listen), token);
   }
 

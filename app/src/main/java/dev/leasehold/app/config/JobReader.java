@@ -4,6 +4,7 @@ import dev.leasehold.core.job.Job;
 import dev.leasehold.core.lease.LeaseNames;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.schedule.Schedule;
+import dev.leasehold.core.store.Redaction;
 import java.lang.reflect.Modifier;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /** Reads the {@code jobs} list: names, schedules, lease overrides and actions. */
 final class JobReader {
@@ -179,6 +181,10 @@ final class JobReader {
     return new JobAction.Command(argv, env, workdir, killGrace);
   }
 
+  /** Headers whose values are scrubbed from every printed line. */
+  private static final Pattern CREDENTIAL_HEADER =
+      Pattern.compile("(?i)auth|token|key|secret|cookie|password");
+
   private static JobAction http(Section job, Duration jobTimeout) throws ConfigException {
     Section s = job.section("http").orElseThrow();
     s.allow(HTTP);
@@ -191,7 +197,8 @@ final class JobReader {
     try {
       uri = new URI(url);
     } catch (URISyntaxException e) {
-      throw s.error("url", "not a URL: " + e.getMessage());
+      // the reason and position only: the URL may hold credentials
+      throw s.error("url", "not a URL: " + e.getReason() + " at index " + e.getIndex());
     }
     if (uri.getScheme() == null
         || !Set.of("http", "https").contains(uri.getScheme().toLowerCase(Locale.ROOT))
@@ -201,8 +208,15 @@ final class JobReader {
     Duration timeout =
         s.positiveDuration("timeout")
             .orElse(jobTimeout != null ? jobTimeout : DEFAULT_HTTP_TIMEOUT);
-    return new JobAction.Http(
-        method, uri, s.textMap("headers"), s.text("body").orElse(null), timeout);
+    Map<String, String> headers = s.textMap("headers");
+    Redaction.registerUrl(url);
+    headers.forEach(
+        (name, value) -> {
+          if (CREDENTIAL_HEADER.matcher(name).find()) {
+            Redaction.register(value);
+          }
+        });
+    return new JobAction.Http(method, uri, headers, s.text("body").orElse(null), timeout);
   }
 
   private static JobAction javaClass(Section s) throws ConfigException {

@@ -31,9 +31,13 @@ public final class Placeholders {
     if (text.indexOf("${") < 0) {
       return text;
     }
-    if (BROKEN.matcher(text).find()) {
+    Matcher broken = BROKEN.matcher(text);
+    if (broken.find()) {
+      // the value may be a secret: say where, never what
       throw new IllegalArgumentException(
-          "malformed placeholder in '" + text + "'; expected ${NAME} or ${NAME:-default}");
+          "malformed placeholder at character "
+              + (broken.start() + 1)
+              + " of the value; expected ${NAME} or ${NAME:-default}");
     }
     Matcher m = PLACEHOLDER.matcher(text);
     StringBuilder out = new StringBuilder();

@@ -50,7 +50,10 @@ public final class LogSetup {
     console.setContext(context);
     console.setName("console");
     console.setTarget(toStderr ? "System.err" : "System.out");
-    console.setEncoder(encoder(context, json));
+    ScrubbingEncoder scrubbing = new ScrubbingEncoder(encoder(context, json));
+    scrubbing.setContext(context);
+    scrubbing.start();
+    console.setEncoder(scrubbing);
     console.start();
 
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);

@@ -2,6 +2,7 @@ package dev.leasehold.app.report;
 
 import dev.leasehold.app.runner.FireTimes;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.store.Redaction;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +43,7 @@ public final class HistoryReport {
     row.put("started_at", FireTimes.format(r.startedAt()));
     row.put("finished_at", FireTimes.format(r.finishedAt()));
     row.put("exit_code", r.exitCode());
-    row.put("detail", r.detail());
+    row.put("detail", Redaction.scrub(r.detail()));
     return row;
   }
 }

@@ -8,6 +8,7 @@ import dev.leasehold.core.job.Outcome;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,9 +19,16 @@ import org.slf4j.LoggerFactory;
  * LEASEHOLD_FIRE_TIME} (ISO-8601 UTC with milliseconds), {@code LEASEHOLD_FENCE} and {@code
  * LEASEHOLD_NODE}. Its stdout and stderr go to the log line by line, tagged with the job.
  *
+ * <p>The process starts in a session and process group of its own ({@code setsid}), so that a
+ * Ctrl-C at the daemon's terminal reaches the daemon (which stops gracefully) and not the job. It
+ * also gets {@code LEASEHOLD_RUN_ID}, a marker unique to the run, through which {@link ProcessTree}
+ * finds every process the run started, double-forked ones included.
+ *
  * <p>When the job must stop (timeout, lease lost, shutdown: the scheduler interrupts this thread
- * and sets the context's stop reason) the whole process tree gets SIGTERM, then SIGKILL after the
- * kill grace. The exit code is reported either way.
+ * and sets the context's stop reason) all of the run's processes get SIGTERM, then SIGKILL after
+ * the kill grace. When the job's process exits by itself, whatever it left running in the
+ * background is stopped the same way before the run counts as finished (and its lease is released).
+ * The exit code is reported either way.
  */
 public final class CommandJobRunner implements JobRunner {
   private static final Logger log = LoggerFactory.getLogger(CommandJobRunner.class);
@@ -39,7 +47,7 @@ public final class CommandJobRunner implements JobRunner {
 
   @Override
   public JobResult run(JobContext context) throws IOException {
-    ProcessBuilder builder = new ProcessBuilder(command.argv());
+    ProcessBuilder builder = new ProcessBuilder();
     if (command.workdir() != null) {
       builder.directory(command.workdir().toFile());
     }
@@ -49,12 +57,19 @@ public final class CommandJobRunner implements JobRunner {
     env.put("LEASEHOLD_FIRE_TIME", FireTimes.format(context.firing()));
     env.put("LEASEHOLD_FENCE", Long.toString(context.fence()));
     env.put("LEASEHOLD_NODE", context.node());
+    String runId = ProcessTree.newRunId();
+    env.put(ProcessTree.RUN_ID, runId);
 
+    String program = command.argv().get(0);
+    if (Executables.find(program, env.get("PATH"), builder.directory()) == null) {
+      return JobResult.failed("cannot start " + program + ": no such executable");
+    }
+    builder.command(Executables.inNewSession(command.argv()));
     Process process;
     try {
       process = builder.start();
     } catch (IOException e) {
-      return JobResult.failed("cannot start " + command.argv().get(0) + ": " + e.getMessage());
+      return JobResult.failed("cannot start " + program + ": " + e.getMessage());
     }
     process.getOutputStream().close();
     Thread out = OutputPump.start(process.getInputStream(), context.job(), false);
@@ -68,7 +83,9 @@ public final class CommandJobRunner implements JobRunner {
           context.job(),
           process.pid(),
           context.stopReason().map(Enum::name).orElse("interrupted"));
-      ProcessTree.terminate(process.toHandle(), command.killGrace());
+      ProcessTree.terminate(process.toHandle(), runId, command.killGrace());
+    } else {
+      stopLeftovers(context, process, runId);
     }
     drain(out);
     drain(err);
@@ -82,6 +99,20 @@ public final class CommandJobRunner implements JobRunner {
       return new JobResult(Outcome.FAILED, code, "stopped (" + reason + "), exit code " + code);
     }
     return JobResult.exit(code);
+  }
+
+  /** Background processes the job left behind would run on unfenced once the lease is released. */
+  private void stopLeftovers(JobContext context, Process process, String runId) {
+    process.onExit().join();
+    Set<ProcessHandle> left = ProcessTree.snapshot(process.toHandle(), runId);
+    if (!left.isEmpty()) {
+      log.warn(
+          "job {}: its process exited but left {} process(es) running; stopping them: {}",
+          context.job(),
+          left.size(),
+          left.stream().map(ProcessHandle::pid).toList());
+      ProcessTree.terminate(process.toHandle(), runId, command.killGrace());
+    }
   }
 
   /** Waits for the process; true when it had to be stopped instead. */

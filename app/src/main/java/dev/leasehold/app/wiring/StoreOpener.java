@@ -108,7 +108,7 @@ public final class StoreOpener {
     Throwable t = e;
     for (int depth = 0; t != null && depth < 3; depth++, t = t.getCause()) {
       String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-      message = Redaction.redactUrl(message.lines().findFirst().orElse("").strip());
+      message = Redaction.scrub(message.lines().findFirst().orElse("").strip());
       if (out.indexOf(message) < 0) {
         out.append(out.length() == 0 ? "" : ": ").append(message);
       }

@@ -1,12 +1,18 @@
 package dev.leasehold.app.admin;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.leasehold.app.daemon.Daemon;
 import dev.leasehold.app.testing.MemoryStoreType;
 import dev.leasehold.app.testing.Poll;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreModules;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,6 +20,8 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -21,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /** The admin endpoint of a running daemon (on the test-only in-memory store, to cut it off). */
 class AdminServerTest {
@@ -154,6 +163,78 @@ class AdminServerTest {
 
     assertThat(refused.statusCode()).isEqualTo(403);
     assertThat(refused.body()).contains("set admin.token");
+  }
+
+  @Test
+  void sixteenClientsStalledMidRequestDoNotBlockHealth() throws Exception {
+    int port = start("admin:\n  listen: 127.0.0.1:0\n");
+    List<Socket> stalled = new ArrayList<>();
+    try {
+      for (int i = 0; i < 16; i++) {
+        Socket s = new Socket("127.0.0.1", port);
+        // a request line and one header, then nothing: the server waits for the rest
+        s.getOutputStream().write("GET /jobs HTTP/1.1\r\nHost: x\r\n".getBytes(UTF_8));
+        s.getOutputStream().flush();
+        stalled.add(s);
+      }
+
+      // generous for a loaded machine; before the fix it never answered while the 16 stalled
+      HttpResponse<String> health =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/health"))
+                  .timeout(Duration.ofSeconds(15))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(health.statusCode()).isEqualTo(200);
+    } finally {
+      for (Socket s : stalled) {
+        s.close();
+      }
+    }
+  }
+
+  @Test
+  void beyondLoopbackEveryEndpointButHealthNeedsTheToken() throws Exception {
+    int port = start("admin:\n  listen: 0.0.0.0:0\n  token: s3cret\n");
+
+    assertThat(get(port, "/health").statusCode()).isEqualTo(200);
+    for (String path : List.of("/jobs", "/metrics")) {
+      assertThat(get(port, path).statusCode()).as(path).isEqualTo(403);
+      assertThat(get(port, path, "Bearer wrong").statusCode()).as(path).isEqualTo(403);
+      assertThat(get(port, path, "Bearer s3cret").statusCode()).as(path).isEqualTo(200);
+    }
+    assertThat(post(port, "/jobs/daily/trigger", null).statusCode()).isEqualTo(403);
+    assertThat(post(port, "/jobs/daily/trigger", "Bearer s3cret").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void beyondLoopbackWithoutATokenOnlyHealthAnswersAndAWarningSaysSo() throws Exception {
+    Logger logger = (Logger) LoggerFactory.getLogger(AdminServer.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    try {
+      int port = start("admin:\n  listen: 0.0.0.0:0\n");
+
+      assertThat(get(port, "/health").statusCode()).isEqualTo(200);
+      assertThat(get(port, "/jobs").statusCode()).isEqualTo(403);
+      assertThat(get(port, "/metrics").statusCode()).isEqualTo(403);
+      assertThat(logged.list)
+          .filteredOn(e -> e.getLevel() == Level.WARN)
+          .extracting(ILoggingEvent::getFormattedMessage)
+          .anySatisfy(m -> assertThat(m).contains("beyond loopback without admin.token"));
+    } finally {
+      logger.detachAppender(logged);
+    }
+  }
+
+  private static HttpResponse<String> get(int port, String path, String authorization)
+      throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .header("Authorization", authorization)
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private static int status(int port, String path) {

@@ -2,9 +2,13 @@ package dev.leasehold.app.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import dev.leasehold.core.schedule.Schedule;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -12,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /** What a good file turns into: defaults, overrides, durations, placeholders, actions. */
 class ConfigLoaderTest {
@@ -111,6 +116,33 @@ class ConfigLoaderTest {
             Map.of());
 
     assertThat(c.store().password()).isEqualTo("from-file");
+  }
+
+  @Test
+  void aPasswordFileOthersMayReadIsAcceptedWithAWarningNamingIt() throws Exception {
+    Path secret = dir.resolve("open.pass");
+    Files.writeString(secret, "from-open-file\n");
+    Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-r--r--"));
+    Logger logger = (Logger) LoggerFactory.getLogger(ConfigLoader.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    try {
+      DaemonConfig c =
+          load(
+              "store:\n  type: postgres\n  url: jdbc:postgresql://127.0.0.1:5432/test\n"
+                  + "  password-file: "
+                  + secret
+                  + "\njobs:\n  - name: a\n    every: 1s\n    command: [\"true\"]\n",
+              Map.of());
+
+      assertThat(c.store().password()).isEqualTo("from-open-file");
+      assertThat(logged.list)
+          .extracting(ILoggingEvent::getFormattedMessage)
+          .anySatisfy(m -> assertThat(m).contains(secret.toString(), "every user", "0600"));
+    } finally {
+      logger.detachAppender(logged);
+    }
   }
 
   @Test

@@ -57,4 +57,13 @@ class PlaceholdersTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("malformed placeholder");
   }
+
+  @Test
+  void aMalformedPlaceholderDoesNotEchoTheValueWhichMayBeASecret() {
+    assertThatThrownBy(() -> placeholders.resolve("Hunter2-${oops"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("character 9")
+        .message()
+        .doesNotContain("Hunter2");
+  }
 }

@@ -82,6 +82,19 @@ class CommandJobRunnerTest {
   }
 
   @Test
+  void aLineLongerThanTheCapIsCutAndTheRestDroppedWithAMarker() throws Exception {
+    // 3,000,000 bytes without a newline, then a normal line
+    sh("head -c 3000000 /dev/zero | tr '\\0' x; echo; echo after").run(JobContexts.of("long", 1));
+
+    List<String> lines = output.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+    assertThat(lines).hasSize(2);
+    assertThat(lines.get(0))
+        .startsWith("x".repeat(OutputPump.MAX_LINE) + " [")
+        .endsWith("[" + (3_000_000 - OutputPump.MAX_LINE) + " more bytes of this line dropped]");
+    assertThat(lines.get(1)).isEqualTo("after");
+  }
+
+  @Test
   void theExitCodeDecidesTheOutcome() throws Exception {
     JobResult failed = sh("exit 3").run(JobContexts.of("fails", 1));
     JobResult ok = sh("exit 0").run(JobContexts.of("works", 1));
@@ -138,6 +151,70 @@ class CommandJobRunnerTest {
 
     assertThat(run.result.exitCode()).isEqualTo(137); // 128 + SIGKILL
     Poll.until("the grandchild sleep is gone", LIMIT, () -> gone(run.grandchild));
+  }
+
+  @Test
+  void theJobRunsInASessionAndProcessGroupOfItsOwn() throws Exception {
+    Path ids = dir.resolve("ids.txt");
+    // /proc/PID/stat fields 5 and 6: process group and session
+    sh("echo $$ $(cut -d' ' -f5,6 /proc/$$/stat) > '" + ids + "'").run(JobContexts.of("own", 1));
+
+    String[] f = Files.readString(ids).strip().split(" ");
+    assertThat(f[1]).as("process group").isEqualTo(f[0]);
+    assertThat(f[2]).as("session").isEqualTo(f[0]);
+  }
+
+  @Test
+  void aDoubleForkedSetsidDescendantIgnoringSigtermDiesWhenTheJobExits() throws Exception {
+    Path pidFile = dir.resolve("escapee.pid");
+    // the subshell forks setsid+sleep and exits: sleep is re-parented, in a session of its own,
+    // and ignores SIGTERM (an ignored signal stays ignored across fork and exec)
+    JobResult result =
+        sh("trap '' TERM; (setsid sleep 1000 & echo $! > '" + pidFile + "'); exit 0")
+            .run(JobContexts.of("leaves-a-daemon", 1));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    long escapee = readPid(pidFile);
+    assertThat(escapee).isPositive();
+    Poll.until("the double-forked sleep " + escapee + " is gone", LIMIT, () -> gone(escapee));
+  }
+
+  @Test
+  void aTimeoutAlsoStopsADoubleForkedSetsidDescendantIgnoringSigterm() throws Exception {
+    Path pidFile = dir.resolve("grandchild.pid");
+    CommandJobRunner runner =
+        sh(
+            "trap '' TERM; (setsid sleep 1000 & echo $! > '"
+                + pidFile
+                + "'); while :; do sleep 1; done");
+
+    StoppedRun run = startAndStop(runner, pidFile, StopReason.TIMED_OUT);
+
+    Poll.until("the double-forked sleep is gone", LIMIT, () -> gone(run.grandchild));
+  }
+
+  @Test
+  void aZombieIsNotReportedAsHavingIgnoredSigterm() throws Exception {
+    Logger treeLogger = (Logger) LoggerFactory.getLogger(ProcessTree.class);
+    ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+    warnings.start();
+    treeLogger.addAppender(warnings);
+    Path pidFile = dir.resolve("job.pid");
+    try {
+      // sleep 1000 (the job's own pid after exec) ignores SIGTERM and never reaps its child,
+      // which exits at once and stays a zombie until sleep 1000 dies
+      CommandJobRunner runner =
+          sh("trap '' TERM; echo $$ > '" + pidFile + "'; true & exec sleep 1000");
+      StoppedRun run = startAndStop(runner, pidFile, StopReason.TIMED_OUT);
+
+      assertThat(warnings.list)
+          .extracting(ILoggingEvent::getFormattedMessage)
+          .filteredOn(m -> m.contains("ignored SIGTERM"))
+          .containsExactly(
+              "1 process(es) ignored SIGTERM for 500 ms and were killed: [" + run.grandchild + "]");
+    } finally {
+      treeLogger.detachAppender(warnings);
+    }
   }
 
   private record StoppedRun(JobResult result, long grandchild) {}

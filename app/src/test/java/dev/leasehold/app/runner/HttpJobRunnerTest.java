@@ -2,6 +2,9 @@ package dev.leasehold.app.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.sun.net.httpserver.HttpServer;
 import dev.leasehold.app.config.JobAction;
 import dev.leasehold.core.job.JobResult;
@@ -12,16 +15,21 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.LoggerFactory;
 
 /** The HTTP runner against a real JDK HTTP server on loopback. */
 class HttpJobRunnerTest {
   private HttpServer server;
+  private HttpServer other;
+  private final Map<String, String> atOther = new ConcurrentHashMap<>();
   private final Map<String, String> seen = new ConcurrentHashMap<>();
   private final CountDownLatch never = new CountDownLatch(1);
 
@@ -36,6 +44,33 @@ class HttpJobRunnerTest {
           exchange.getRequestHeaders().forEach((k, v) -> seen.put(k.toLowerCase(), v.get(0)));
           seen.put(
               "body", new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+          String path = exchange.getRequestURI().getPath();
+          if (path.equals("/endless") || path.equals("/trickle")) {
+            exchange.sendResponseHeaders(200, 0); // chunked, never ends
+            byte[] chunk = new byte[path.equals("/endless") ? 64 * 1024 : 1];
+            try (var out = exchange.getResponseBody()) {
+              while (never.getCount() > 0) {
+                out.write(chunk);
+                out.flush();
+                if (path.equals("/trickle")) {
+                  Thread.sleep(100);
+                }
+              }
+            } catch (IOException | InterruptedException e) {
+              // the client went away
+            }
+            return;
+          }
+          if (path.equals("/here") || path.equals("/away")) {
+            String to =
+                path.equals("/here")
+                    ? "/landed"
+                    : "http://localhost:" + other.getAddress().getPort() + "/landed";
+            exchange.getResponseHeaders().set("Location", to);
+            exchange.sendResponseHeaders(302, -1);
+            exchange.close();
+            return;
+          }
           if (exchange.getRequestURI().getPath().equals("/hang")) {
             try {
               never.await();
@@ -49,12 +84,22 @@ class HttpJobRunnerTest {
         });
     server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
     server.start();
+    other = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    other.createContext(
+        "/",
+        exchange -> {
+          exchange.getRequestHeaders().forEach((k, v) -> atOther.put(k.toLowerCase(), v.get(0)));
+          exchange.sendResponseHeaders(204, -1);
+          exchange.close();
+        });
+    other.start();
   }
 
   @AfterEach
   void stopServer() {
     never.countDown();
     server.stop(0);
+    other.stop(0);
   }
 
   private URI url(String path) {
@@ -64,7 +109,12 @@ class HttpJobRunnerTest {
   private JobResult call(String method, String path, String body, Duration timeout)
       throws Exception {
     JobAction.Http action =
-        new JobAction.Http(method, url(path), Map.of("X-Family", "li"), body, timeout);
+        new JobAction.Http(
+            method,
+            url(path),
+            Map.of("X-Family", "li", "Authorization", "Bearer t0ken"),
+            body,
+            timeout);
     return new HttpJobRunner(action, HttpJobRunner.newClient()).run(JobContexts.of("report", 9));
   }
 
@@ -99,7 +149,69 @@ class HttpJobRunnerTest {
     JobResult result = call("GET", "/hang", null, Duration.ofMillis(300));
 
     assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
-    assertThat(result.detail()).contains("no answer within 300 ms");
+    assertThat(result.detail()).contains("no complete answer within 300 ms");
+  }
+
+  @Test
+  void aRedirectToTheSameOriginKeepsTheHeaders() throws Exception {
+    JobResult result = call("GET", "/here", null, Duration.ofSeconds(10));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(seen)
+        .containsEntry("path", "/landed")
+        .containsEntry("authorization", "Bearer t0ken");
+  }
+
+  @Test
+  void aRedirectToAnotherOriginCarriesNoCredentialsOrCustomHeaders() throws Exception {
+    JobResult result = call("GET", "/away", null, Duration.ofSeconds(10));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(atOther).containsEntry("x-leasehold-job", "report");
+    assertThat(atOther).doesNotContainKeys("authorization", "x-family");
+  }
+
+  @Test
+  @Timeout(60)
+  void theTimeoutBoundsReadingABodyThatNeverEnds() throws Exception {
+    JobResult result = call("GET", "/trickle", null, Duration.ofSeconds(1));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(result.detail()).contains("no complete answer within 1000 ms");
+  }
+
+  @Test
+  @Timeout(60)
+  void onlyTheStartOfAnEndlessBodyIsKept() throws Exception {
+    JobResult result = call("GET", "/endless", null, Duration.ofSeconds(30));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+  }
+
+  @Test
+  void userInfoAndAnApiKeyInTheUrlAreNeitherLoggedNorRecorded() throws Exception {
+    Logger logger = (Logger) LoggerFactory.getLogger(HttpJobRunner.class);
+    ListAppender<ILoggingEvent> logged = new ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    try {
+      URI secretUrl =
+          URI.create(
+              "http://user:Pa55word@127.0.0.1:"
+                  + server.getAddress().getPort()
+                  + "/broken?api_key=K3yValue&x=1");
+      JobAction.Http action =
+          new JobAction.Http("GET", secretUrl, Map.of(), null, Duration.ofSeconds(10));
+      JobResult result =
+          new HttpJobRunner(action, HttpJobRunner.newClient()).run(JobContexts.of("report", 9));
+
+      assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
+      List<String> lines = logged.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+      assertThat(lines).isNotEmpty();
+      assertThat(String.join("\n", lines) + result.detail()).doesNotContain("Pa55word", "K3yValue");
+    } finally {
+      logger.detachAppender(logged);
+    }
   }
 
   @Test

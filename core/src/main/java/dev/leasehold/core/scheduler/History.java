@@ -3,23 +3,45 @@ package dev.leasehold.core.scheduler;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The one place the scheduler writes history: one row per run, per skipped and per missed firing,
- * each written once (the caller holds the firing's claim, so no other replica writes that row). A
- * failing write is logged and changes nothing else; the listener hears of every row.
+ * each written once (the caller holds the firing's claim, so no other replica writes that row). The
+ * listener hears of every row at once.
+ *
+ * <p>A write that fails (the store is cut off, typically right when a run was stopped because its
+ * lease could not be renewed) is kept and tried again, in order, with a capped backoff, before any
+ * later row and once more at stop; so a {@code lease-lost} run still reaches the history once the
+ * store answers. At most {@link #MAX_PENDING} rows wait; beyond that the oldest is dropped with a
+ * warning. A write that failed ambiguously (a timeout after the store applied it) can then appear
+ * twice; that is the price of not losing it.
  */
 final class History {
   private static final Logger log = LoggerFactory.getLogger(History.class);
+  static final int MAX_PENDING = 1000;
+  static final Duration FIRST_RETRY = Duration.ofSeconds(2);
+  static final Duration MAX_RETRY = Duration.ofSeconds(60);
 
   private final ExecutionLog executionLog;
   private final SchedulerListener listener;
+  private final TaskTimer timer;
+  private final Executor workers;
+  private final Deque<ExecutionRecord> pending = new ArrayDeque<>();
+  private Duration backoff = FIRST_RETRY;
+  private boolean retryScheduled;
 
-  History(ExecutionLog executionLog, SchedulerListener listener) {
+  History(
+      ExecutionLog executionLog, SchedulerListener listener, TaskTimer timer, Executor workers) {
     this.executionLog = executionLog;
     this.listener = listener;
+    this.timer = timer;
+    this.workers = workers;
   }
 
   SchedulerListener listener() {
@@ -27,18 +49,104 @@ final class History {
   }
 
   void record(ExecutionRecord record) {
-    try {
-      executionLog.record(record);
-    } catch (RuntimeException e) {
-      log.warn(
-          "could not write history job={} firing={}: {}",
-          record.job(),
-          record.fireTime(),
-          e.toString());
+    boolean behind;
+    synchronized (this) {
+      behind = !pending.isEmpty();
+      if (behind) {
+        enqueue(record); // keep the order: behind what is still waiting
+      }
+    }
+    // the common case writes outside the lock, so runs ending together do not queue here
+    if (!behind && !write(record)) {
+      synchronized (this) {
+        enqueue(record);
+        scheduleRetry();
+      }
     }
     listener.executionFinished(record);
     if (record.outcome() == Outcome.MISSED) {
       listener.firingMissed(record.job(), record.fireTime());
+    }
+  }
+
+  /** Tries the waiting rows once more (at stop); what still fails is logged and dropped. */
+  void flushAtStop() {
+    synchronized (this) {
+      flushLocked();
+      for (ExecutionRecord r : pending) {
+        log.warn(
+            "history row lost at stop job={} firing={} outcome={}: the store did not answer",
+            r.job(),
+            r.fireTime(),
+            r.outcome().label());
+      }
+      pending.clear();
+    }
+  }
+
+  /** Rows waiting for the store (for tests). */
+  synchronized int pending() {
+    return pending.size();
+  }
+
+  private void enqueue(ExecutionRecord record) {
+    if (pending.size() >= MAX_PENDING) {
+      ExecutionRecord dropped = pending.removeFirst();
+      log.warn(
+          "history row dropped job={} firing={}: {} rows already wait for the store",
+          dropped.job(),
+          dropped.fireTime(),
+          MAX_PENDING);
+    }
+    pending.addLast(record);
+  }
+
+  private void flushLocked() {
+    while (!pending.isEmpty()) {
+      if (!write(pending.peekFirst())) {
+        scheduleRetry();
+        return;
+      }
+      pending.removeFirst();
+    }
+    backoff = FIRST_RETRY;
+  }
+
+  private boolean write(ExecutionRecord record) {
+    try {
+      executionLog.record(record);
+      return true;
+    } catch (RuntimeException e) {
+      log.warn(
+          "could not write history job={} firing={}: {}; trying again",
+          record.job(),
+          record.fireTime(),
+          e.toString());
+      return false;
+    }
+  }
+
+  private void scheduleRetry() {
+    if (retryScheduled) {
+      return;
+    }
+    retryScheduled = true;
+    Duration delay = backoff;
+    backoff =
+        backoff.multipliedBy(2).compareTo(MAX_RETRY) > 0 ? MAX_RETRY : backoff.multipliedBy(2);
+    try {
+      timer.schedule(
+          () ->
+              workers.execute(
+                  () -> {
+                    synchronized (this) {
+                      retryScheduled = false;
+                      flushLocked();
+                    }
+                  }),
+          delay);
+    } catch (RuntimeException e) {
+      retryScheduled = false; // the timer is closed: the stop flush is the last chance
     }
   }
 }

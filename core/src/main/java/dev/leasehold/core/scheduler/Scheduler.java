@@ -79,7 +79,7 @@ public final class Scheduler implements AutoCloseable {
     }
     this.parts = new SchedulerParts(b.node, b.store, b.clock, b.ticker, timer, workers);
     this.slots = new Slots(b.jobs.values(), b.ticker);
-    this.history = new History(b.executionLog, b.listener);
+    this.history = new History(b.executionLog, b.listener, timer, workers);
     FiringRules rules = new FiringRules(b.skewAllowance);
     this.loop =
         new ClaimLoop(
@@ -165,6 +165,7 @@ public final class Scheduler implements AutoCloseable {
     synchronized (slots.lock()) {
       slots.awaitIdle(Duration.ofSeconds(30));
     }
+    history.flushAtStop();
     if (ownsTimer) {
       parts.timer().close();
     }

@@ -1,0 +1,49 @@
+package dev.leasehold.store.etcd;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.LeaseStore;
+import java.time.Clock;
+
+/** Leases and history in one etcd cluster, through one client. */
+final class EtcdStoreBackend implements dev.leasehold.core.store.StoreBackend {
+  private final EtcdClient client;
+  private final EtcdKeys keys;
+  private final EtcdLeaseStore leaseStore;
+  private final EtcdExecutionLog executionLog;
+
+  EtcdStoreBackend(EtcdClient client, EtcdKeys keys, long maxPerJob) {
+    this.client = client;
+    this.keys = keys;
+    this.leaseStore = new EtcdLeaseStore(client, keys, Clock.systemUTC());
+    this.executionLog = new EtcdExecutionLog(client, keys, maxPerJob, Clock.systemUTC());
+  }
+
+  @Override
+  public LeaseStore leaseStore() {
+    return leaseStore;
+  }
+
+  @Override
+  public ExecutionLog executionLog() {
+    return executionLog;
+  }
+
+  /** A linearizable read: answers only when the member reaches a leader with a quorum. */
+  @Override
+  public void ping() {
+    ObjectNode request =
+        EtcdClient.object().put("key", EtcdKeys.b64(keys.ping())).put("count_only", true);
+    client.call("/v3/kv/range", request);
+  }
+
+  @Override
+  public void close() {
+    leaseStore.close();
+  }
+
+  @Override
+  public String toString() {
+    return leaseStore.toString();
+  }
+}

@@ -1,0 +1,28 @@
+package dev.leasehold.store.etcd;
+
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.LeaseStoreContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The whole contract kit against one real etcd member started for this class. */
+class EtcdLeaseStoreContractTest extends LeaseStoreContract {
+  private static EtcdServers etcd;
+
+  @BeforeAll
+  static void startEtcd() {
+    etcd = EtcdServers.start(1);
+  }
+
+  @AfterAll
+  static void stopEtcd() {
+    if (etcd != null) {
+      etcd.close();
+    }
+  }
+
+  @Override
+  protected LeaseStore createStore() {
+    return new EtcdStoreFactory().open(etcd.settings()).leaseStore();
+  }
+}

@@ -1,0 +1,202 @@
+package dev.leasehold.store.redis;
+
+import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.core.testing.ServerAvailability;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * A Redis Sentinel set-up on free loopback ports, started by the test: a master, one replica that
+ * replicates <b>through a {@link HoldingRelay}</b> (so its link can be stalled), and three
+ * sentinels ({@code redis-server FILE.conf --sentinel}, quorum 2, master down after 1 s).
+ */
+final class SentinelSetup implements AutoCloseable {
+  static final String MASTER_NAME = "mymaster";
+
+  final RedisServers.Server master;
+  final RedisServers.Server replica;
+  final HoldingRelay link;
+  private final List<Process> sentinels = new ArrayList<>();
+  private final List<Integer> sentinelPorts = new ArrayList<>();
+  private final List<Path> dirs = new ArrayList<>();
+
+  SentinelSetup() throws IOException {
+    master = RedisServers.Server.with(List.of()).start();
+    link = new HoldingRelay(master.port());
+    replica =
+        RedisServers.Server.with(
+                List.of("--replicaof", "127.0.0.1", "" + link.port(), "--repl-timeout", "60"))
+            .start();
+    for (int i = 0; i < 3; i++) {
+      startSentinel();
+    }
+  }
+
+  private void startSentinel() throws IOException {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    Path dir = Files.createTempDirectory("leasehold-sentinel-");
+    dirs.add(dir);
+    Path conf = dir.resolve("sentinel.conf");
+    Files.writeString(
+        conf,
+        String.join(
+            "\n",
+            "port " + port,
+            "bind 127.0.0.1",
+            "dir " + dir,
+            "logfile " + dir.resolve("sentinel.log"),
+            "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + master.port() + " 2",
+            "sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
+            "sentinel failover-timeout " + MASTER_NAME + " 10000",
+            "sentinel parallel-syncs " + MASTER_NAME + " 1",
+            ""));
+    Process p =
+        new ProcessBuilder("redis-server", conf.toString(), "--sentinel")
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("out.log").toFile())
+            .start();
+    sentinels.add(p);
+    sentinelPorts.add(port);
+    long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (!ServerAvailability.listening("127.0.0.1", port)) {
+      if (!p.isAlive() || System.nanoTime() > end) {
+        throw new IllegalStateException("sentinel on port " + port + " did not start");
+      }
+      sleep(20);
+    }
+  }
+
+  /** {@code redis-sentinel://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3/0#mymaster}. */
+  String url() {
+    return "redis-sentinel://"
+        + sentinelPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","))
+        + "/0#"
+        + MASTER_NAME;
+  }
+
+  StoreSettings settings(String prefix, int waitReplicas) {
+    return new StoreSettings(
+        "redis",
+        url(),
+        List.of(),
+        null,
+        null,
+        prefix,
+        Duration.ofSeconds(2),
+        waitReplicas == 0 ? Map.of() : Map.of("wait-replicas", "" + waitReplicas));
+  }
+
+  /** Waits until the replica has caught up with the master (offsets equal, link up). */
+  void awaitReplicaInSync() {
+    long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (System.nanoTime() < end) {
+      String info = SharedRedis.with(replica.url(), r -> r.info("replication"));
+      String m = SharedRedis.with(master.url(), r -> r.info("replication"));
+      if (info.contains("master_link_status:up")
+          && field(info, "slave_repl_offset").equals(field(m, "master_repl_offset"))) {
+        return;
+      }
+      sleep(50);
+    }
+    throw new IllegalStateException("the replica did not catch up with the master in 60 s");
+  }
+
+  /** Waits until the sentinels name the replica as the master (after a failover). */
+  void awaitReplicaPromoted() {
+    long end = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    String wanted = "" + replica.port();
+    while (System.nanoTime() < end) {
+      try {
+        List<String> addr =
+            SharedRedis.with(
+                "redis://127.0.0.1:" + sentinelPorts.get(0),
+                r ->
+                    r.dispatch(
+                        io.lettuce.core.protocol.CommandType.SENTINEL,
+                        new io.lettuce.core.output.ValueListOutput<>(
+                            io.lettuce.core.codec.StringCodec.UTF8),
+                        new io.lettuce.core.protocol.CommandArgs<>(
+                                io.lettuce.core.codec.StringCodec.UTF8)
+                            .add("get-master-addr-by-name")
+                            .add(MASTER_NAME)));
+        String role = SharedRedis.with(replica.url(), r -> r.info("replication"));
+        if (addr.size() == 2 && wanted.equals(addr.get(1)) && role.contains("role:master")) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        // a sentinel busy with the failover: ask again
+      }
+      sleep(100);
+    }
+    throw new IllegalStateException("the sentinels did not promote the replica in 90 s");
+  }
+
+  /** Ports and roles, for a failure message. */
+  String describe() {
+    StringBuilder sb = new StringBuilder();
+    for (RedisServers.Server s : List.of(master, replica)) {
+      sb.append(s.port()).append(": ");
+      try {
+        String info = SharedRedis.with(s.url(), r -> r.info("replication"));
+        sb.append(field(info, "role"))
+            .append(" link=")
+            .append(field(info, "master_link_status"))
+            .append(" replicas=")
+            .append(field(info, "connected_slaves"))
+            .append(" master_port=")
+            .append(field(info, "master_port"));
+      } catch (RuntimeException e) {
+        sb.append(e.getMessage());
+      }
+      sb.append("; ");
+    }
+    return sb.toString();
+  }
+
+  private static String field(String info, String name) {
+    for (String line : info.split("\r?\n")) {
+      if (line.startsWith(name + ":")) {
+        return line.substring(name.length() + 1).trim();
+      }
+    }
+    return "";
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    sentinels.forEach(Process::destroyForcibly);
+    for (Process p : sentinels) {
+      try {
+        p.waitFor();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    link.close();
+    replica.destroy();
+    master.destroy();
+    for (Path dir : dirs) {
+      try (var files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
+    }
+  }
+}

@@ -1,0 +1,171 @@
+package dev.leasehold.store.zookeeper;
+
+import static dev.leasehold.store.zookeeper.ZooKeeperSession.dataOf;
+import static dev.leasehold.store.zookeeper.ZooKeeperSession.statOf;
+
+import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.job.TriggerKind;
+import dev.leasehold.core.lease.LeaseNames;
+import dev.leasehold.core.lease.LeaseStoreException;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+
+/**
+ * History as persistent sequential nodes {@code history/<job>/r-<sequence>}, one per record; the
+ * sequence orders one job's records, the creation zxid orders records across jobs. Retention is
+ * bounded per job: every 10th record of a job deletes the oldest beyond {@code history-max} in one
+ * {@code multi}.
+ */
+final class ZooKeeperExecutionLog implements ExecutionLog {
+  static final long DEFAULT_MAX_PER_JOB = 1000;
+  private static final int TRIM_EVERY = 10;
+  private static final String FIELD = "\u001f";
+
+  private final ZooKeeperSession session;
+  private final ZooKeeperPaths paths;
+  private final long maxPerJob;
+
+  ZooKeeperExecutionLog(ZooKeeperSession session, ZooKeeperPaths paths, long maxPerJob) {
+    this.session = session;
+    this.paths = paths;
+    this.maxPerJob = maxPerJob;
+  }
+
+  @Override
+  public void record(ExecutionRecord record) {
+    paths.ensureLayout(session);
+    String parent = paths.history(record.job());
+    byte[] data = encode(record).getBytes(StandardCharsets.UTF_8);
+    String created;
+    try {
+      created = create(parent, data);
+    } catch (KeeperException.NoNodeException e) {
+      session.ensure(parent); // the job's first record
+      try {
+        created = create(parent, data);
+      } catch (KeeperException again) {
+        throw session.failure(again);
+      }
+    } catch (KeeperException e) {
+      throw session.failure(e);
+    }
+    long sequence = Long.parseLong(created.substring(created.lastIndexOf('-') + 1));
+    if (sequence % TRIM_EVERY == 0 && sequence >= maxPerJob) {
+      trim(parent);
+    }
+  }
+
+  private String create(String parent, byte[] data) throws KeeperException {
+    return session.call(
+        () ->
+            session
+                .zk()
+                .create(parent + "/r-", data, session.acl(), CreateMode.PERSISTENT_SEQUENTIAL));
+  }
+
+  private void trim(String parent) {
+    List<String> children = children(parent);
+    if (children.size() <= maxPerJob) {
+      return;
+    }
+    List<Op> deletes = new ArrayList<>();
+    for (String child : children.subList(0, (int) (children.size() - maxPerJob))) {
+      deletes.add(Op.delete(parent + "/" + child, -1));
+    }
+    try {
+      for (int from = 0; from < deletes.size(); from += 500) {
+        session.multi(deletes.subList(from, Math.min(deletes.size(), from + 500)));
+      }
+    } catch (KeeperException e) {
+      throw session.failure(e);
+    }
+  }
+
+  @Override
+  public List<ExecutionRecord> recent(String job, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    paths.ensureLayout(session);
+    List<String> jobs = job == null ? children(paths.history()) : List.of(LeaseNames.require(job));
+    List<String> toRead = new ArrayList<>();
+    for (String j : jobs) {
+      List<String> records = children(paths.history(j));
+      for (int i = records.size() - 1; i >= Math.max(0, records.size() - limit); i--) {
+        toRead.add(paths.history(j) + "/" + records.get(i));
+      }
+    }
+    if (toRead.isEmpty()) {
+      return List.of();
+    }
+    Map<Long, ExecutionRecord> byZxid = new TreeMap<>(Comparator.reverseOrder());
+    List<OpResult> read = session.read(toRead);
+    for (OpResult r : read) {
+      if (statOf(r) != null) {
+        byZxid.put(statOf(r).getCzxid(), decode(dataOf(r)));
+      }
+    }
+    // the latest written, newest first by when the run started, as every store orders history
+    // (a stable sort: records that started in the same millisecond stay newest-written first)
+    return byZxid.values().stream()
+        .limit(limit)
+        .sorted(Comparator.comparing(ExecutionRecord::startedAt).reversed())
+        .toList();
+  }
+
+  /** Children sorted by name (for sequential nodes: oldest first); none when the parent is gone. */
+  private List<String> children(String parent) {
+    try {
+      return session.call(() -> session.zk().getChildren(parent, false)).stream().sorted().toList();
+    } catch (KeeperException.NoNodeException e) {
+      return List.of();
+    } catch (KeeperException e) {
+      throw session.failure(e);
+    }
+  }
+
+  private static String encode(ExecutionRecord r) {
+    return String.join(
+        FIELD,
+        r.job(),
+        r.fireTime().toString(),
+        r.node(),
+        Long.toString(r.fence()),
+        r.trigger().name(),
+        r.startedAt().toString(),
+        r.finishedAt().toString(),
+        r.outcome().name(),
+        r.exitCode() == null ? "" : r.exitCode().toString(),
+        r.detail() == null ? "\u0000" : r.detail());
+  }
+
+  private static ExecutionRecord decode(String data) {
+    try {
+      String[] f = data.split(FIELD, -1);
+      return new ExecutionRecord(
+          f[0],
+          Instant.parse(f[1]),
+          f[2],
+          Long.parseLong(f[3]),
+          TriggerKind.valueOf(f[4]),
+          Instant.parse(f[5]),
+          Instant.parse(f[6]),
+          Outcome.valueOf(f[7]),
+          f[8].isEmpty() ? null : Integer.valueOf(f[8]),
+          f[9].equals("\u0000") ? null : f[9]);
+    } catch (RuntimeException e) {
+      throw new LeaseStoreException("unreadable history record in ZooKeeper: " + e.getMessage(), e);
+    }
+  }
+}

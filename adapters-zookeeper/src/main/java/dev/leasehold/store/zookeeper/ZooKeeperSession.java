@@ -1,0 +1,204 @@
+package dev.leasehold.store.zookeeper;
+
+import dev.leasehold.core.lease.LeaseStoreException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * One ZooKeeper session, kept by Apache Curator: Curator connects to the ensemble, moves between
+ * servers, and opens a new session when the old one expired. The store uses the session's raw
+ * {@link ZooKeeper} handle for its operations ({@code multi} transactions and read-only {@code
+ * multi} reads, which Curator's API does not offer), so each operation is exactly one request:
+ * nothing is retried behind the store's back, and an ambiguous answer (connection lost) is a {@link
+ * LeaseStoreException}.
+ *
+ * <p>Paths are absolute (they include the URL's chroot and the key prefix). With a user name, the
+ * session authenticates with the {@code digest} scheme and creates nodes readable and writable by
+ * that user only.
+ */
+final class ZooKeeperSession implements AutoCloseable {
+  private final CuratorFramework curator;
+  private final Duration timeout;
+  private final List<ACL> acl;
+  private final String description;
+
+  ZooKeeperSession(
+      String connectString,
+      Duration sessionTimeout,
+      Duration timeout,
+      String username,
+      String password,
+      String description) {
+    CuratorFrameworkFactory.Builder builder =
+        CuratorFrameworkFactory.builder()
+            .connectString(connectString)
+            .sessionTimeoutMs((int) sessionTimeout.toMillis())
+            .connectionTimeoutMs((int) timeout.toMillis())
+            .retryPolicy(new ExponentialBackoffRetry(100, 3));
+    if (username != null) {
+      builder.authorization("digest", (username + ":" + password).getBytes(StandardCharsets.UTF_8));
+      this.acl = ZooDefs.Ids.CREATOR_ALL_ACL;
+    } else {
+      this.acl = ZooDefs.Ids.OPEN_ACL_UNSAFE;
+    }
+    this.curator = builder.build();
+    this.timeout = timeout;
+    this.description = description;
+    curator.start();
+  }
+
+  List<ACL> acl() {
+    return acl;
+  }
+
+  /** The handle of the current session, once connected (at most the command timeout). */
+  ZooKeeper zk() {
+    try {
+      if (!curator.blockUntilConnected((int) timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        throw new LeaseStoreException("ZooKeeper " + description + " not connected");
+      }
+      return curator.getZookeeperClient().getZooKeeper();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LeaseStoreException("interrupted while connecting to ZooKeeper", e);
+    } catch (LeaseStoreException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new LeaseStoreException("ZooKeeper " + description + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The session timeout the ensemble granted (within its min and max session timeouts). */
+  long negotiatedSessionTimeoutMillis() {
+    return zk().getSessionTimeout();
+  }
+
+  /** The id of the current session. */
+  long sessionId() {
+    return zk().getSessionId();
+  }
+
+  /** Runs a {@code multi}; a failed transaction throws the {@link KeeperException} of its cause. */
+  List<OpResult> multi(List<Op> ops) throws KeeperException {
+    try {
+      return zk().multi(ops);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LeaseStoreException("interrupted while calling ZooKeeper", e);
+    }
+  }
+
+  /**
+   * A read-only {@code multi} of {@code getData} operations: one consistent round trip. A missing
+   * node answers an {@link OpResult.ErrorResult} with {@code NONODE}; any other error (no
+   * permission, for one) fails the read.
+   */
+  List<OpResult> read(List<String> paths) {
+    List<OpResult> results;
+    try {
+      results = zk().multi(paths.stream().map(Op::getData).toList());
+    } catch (KeeperException e) {
+      throw failure(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LeaseStoreException("interrupted while calling ZooKeeper", e);
+    }
+    for (int i = 0; i < results.size(); i++) {
+      if (results.get(i) instanceof OpResult.ErrorResult error
+          && error.getErr() != KeeperException.Code.NONODE.intValue()) {
+        throw failure(
+            KeeperException.create(KeeperException.Code.get(error.getErr()), paths.get(i)));
+      }
+    }
+    return results;
+  }
+
+  /** Writes the clock node and returns the time the ensemble's leader stamped on that write. */
+  long serverNow(String clockPath) {
+    try {
+      return call(() -> zk().setData(clockPath, new byte[0], -1)).getMtime();
+    } catch (KeeperException e) {
+      throw failure(e);
+    }
+  }
+
+  /** Creates a persistent node and its parents unless they exist. */
+  void ensure(String path) {
+    int from = 1;
+    while (from > 0) {
+      int slash = path.indexOf('/', from);
+      String prefix = slash < 0 ? path : path.substring(0, slash);
+      try {
+        call(() -> zk().create(prefix, new byte[0], acl, CreateMode.PERSISTENT));
+      } catch (KeeperException.NodeExistsException e) {
+        // already there
+      } catch (KeeperException e) {
+        throw failure(e);
+      }
+      from = slash < 0 ? -1 : slash + 1;
+    }
+  }
+
+  /** One ZooKeeper call whose {@link KeeperException} the caller handles. */
+  <T> T call(Call<T> call) throws KeeperException {
+    try {
+      return call.run();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LeaseStoreException("interrupted while calling ZooKeeper", e);
+    }
+  }
+
+  /** A {@link KeeperException} that is not an expected answer: the store failed. */
+  LeaseStoreException failure(KeeperException e) {
+    return new LeaseStoreException(
+        "ZooKeeper "
+            + description
+            + ": "
+            + e.code()
+            + (e.getPath() == null ? "" : " " + e.getPath()),
+        e);
+  }
+
+  static Stat statOf(OpResult result) {
+    return result instanceof OpResult.GetDataResult r ? r.getStat() : null;
+  }
+
+  static String dataOf(OpResult result) {
+    return result instanceof OpResult.GetDataResult r && r.getData() != null
+        ? new String(r.getData(), StandardCharsets.UTF_8)
+        : null;
+  }
+
+  static CreateMode mode(boolean ephemeral) {
+    return ephemeral ? CreateMode.EPHEMERAL : CreateMode.PERSISTENT;
+  }
+
+  @Override
+  public void close() {
+    curator.close();
+  }
+
+  @Override
+  public String toString() {
+    return description;
+  }
+
+  @FunctionalInterface
+  interface Call<T> {
+    T run() throws KeeperException, InterruptedException;
+  }
+}

@@ -1,0 +1,28 @@
+package dev.leasehold.store.zookeeper;
+
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.LeaseStoreContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The whole contract kit against one real ZooKeeper server started for this class. */
+class ZooKeeperLeaseStoreContractTest extends LeaseStoreContract {
+  private static ZooKeeperServers zookeeper;
+
+  @BeforeAll
+  static void startZooKeeper() {
+    zookeeper = ZooKeeperServers.start(1);
+  }
+
+  @AfterAll
+  static void stopZooKeeper() {
+    if (zookeeper != null) {
+      zookeeper.close();
+    }
+  }
+
+  @Override
+  protected LeaseStore createStore() {
+    return new ZooKeeperStoreFactory().open(zookeeper.settings()).leaseStore();
+  }
+}

@@ -1,0 +1,69 @@
+package dev.leasehold.app.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import sun.misc.Signal;
+
+/**
+ * SIGTERM, SIGINT and SIGHUP handled by Leasehold itself instead of by JVM shutdown hooks. The
+ * graceful stop (jobs finish or are stopped, leases released, history written, store closed) runs
+ * <b>before</b> the JVM starts shutting down, so no library's own shutdown hook (H2 closes its
+ * databases in one) can close something the stop still needs; the command then returns its exit
+ * code and the JVM exits normally.
+ *
+ * <p>A signal that comes before any stop action was registered (start-up) exits at once with 128 +
+ * the signal number, as the JVM would. Further signals during a stop are ignored: the stop is
+ * bounded by {@code shutdown-grace} and the kill grace. Where signals cannot be handled (the JVM
+ * runs with {@code -Xrs}) the actions fall back to shutdown hooks.
+ */
+final class SignalShutdown implements ShutdownSignal {
+  private static final Logger log = LoggerFactory.getLogger(SignalShutdown.class);
+  private static final List<String> SIGNALS = List.of("TERM", "INT", "HUP");
+
+  private final List<Runnable> actions = new ArrayList<>();
+  private boolean signalled;
+  private boolean hooksInstead;
+
+  static SignalShutdown install() {
+    SignalShutdown shutdown = new SignalShutdown();
+    for (String name : SIGNALS) {
+      try {
+        Signal.handle(new Signal(name), shutdown::received);
+      } catch (IllegalArgumentException e) {
+        shutdown.hooksInstead = true;
+      }
+    }
+    return shutdown;
+  }
+
+  @Override
+  public synchronized void onShutdown(Runnable action) {
+    if (hooksInstead) {
+      Runtime.getRuntime().addShutdownHook(new Thread(action, "leasehold-shutdown"));
+      return;
+    }
+    actions.add(action);
+    if (signalled) {
+      start(action);
+    }
+  }
+
+  private synchronized void received(Signal signal) {
+    if (signalled) {
+      log.info("SIG{} ignored: already stopping", signal.getName());
+      return;
+    }
+    signalled = true;
+    if (actions.isEmpty()) {
+      System.exit(128 + signal.getNumber());
+    }
+    log.info("SIG{} received: stopping gracefully", signal.getName());
+    actions.forEach(SignalShutdown::start);
+  }
+
+  private static void start(Runnable action) {
+    new Thread(action, "leasehold-shutdown").start();
+  }
+}
