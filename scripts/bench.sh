@@ -53,10 +53,10 @@ else
   echo "(no 4-thread run: nothing lock-shaped selected, or it failed; see above)" >&2
 fi
 
-# bursts: 1,000 names due at one instant, one single-shot invocation per iteration (not Redlock:
-# ShedLock has no Redlock provider)
+# bursts: 1,000 names due at one instant, one single-shot invocation per iteration (no ShedLock
+# burst where ShedLock has no provider: Redlock, etcd, ZooKeeper)
 rm -f "$out/burst.json"
-if ! jmh "$filter" "${burst_timing[@]}" -bm ss -tu ms -t 1 -e '\.(lh|raw|shedlock)_|RedlockBench' \
+if ! jmh "$filter" "${burst_timing[@]}" -bm ss -tu ms -t 1 -e '\.(lh|raw|shedlock)_|(Redlock|Etcd|ZooKeeper)Bench\.burst_shedlock' \
   -rf json -rff "$out/burst.json" "$@"; then
   echo "(no burst run: no burst selected, or it failed; see above)" >&2
 fi
