@@ -12,10 +12,15 @@ import java.nio.charset.Charset;
 public final class Main {
   private Main() {}
 
-  public static void main(String[] args) {
+  /** What every entry point sets before any command: quiet libraries, warnings-only logging. */
+  static void prepareJvm() {
     System.setProperty("org.jooq.no-logo", "true");
     System.setProperty("org.jooq.no-tips", "true");
-    LogSetup.configure(false, "WARN", true);
+    LogSetup.start();
+  }
+
+  public static void main(String[] args) {
+    prepareJvm();
     Charset charset = Charset.defaultCharset();
     CliContext context =
         new CliContext(

@@ -4,7 +4,10 @@ import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.wiring.StoreOpener;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.Redaction;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -41,12 +44,22 @@ public final class Cli implements Callable<Integer> {
   /** Runs one command line and returns its exit code. */
   public int execute(String... args) {
     CommandLine line = new CommandLine(this);
-    line.addSubcommand("run", new RunCommand(context));
-    line.addSubcommand("validate", new ValidateCommand(context));
-    line.addSubcommand("status", new StatusCommand(context));
-    line.addSubcommand("history", new HistoryCommand(context));
-    line.addSubcommand("trigger", new TriggerCommand(context));
-    line.addSubcommand("help", new CommandLine.HelpCommand());
+    Map<String, Supplier<Object>> commands = new LinkedHashMap<>();
+    commands.put("run", () -> new RunCommand(context));
+    commands.put("validate", () -> new ValidateCommand(context));
+    commands.put("status", () -> new StatusCommand(context));
+    commands.put("history", () -> new HistoryCommand(context));
+    commands.put("trigger", () -> new TriggerCommand(context));
+    commands.put("help", CommandLine.HelpCommand::new);
+    // picocli builds a reflective model of every command it is given, a good part of a short
+    // command's start-up: when the first argument names a command, that one is enough (the
+    // others are needed for the usage, 'help' and errors about the command name)
+    Supplier<Object> named = args.length == 0 ? null : commands.get(args[0]);
+    if (named != null && !args[0].equals("help")) {
+      line.addSubcommand(args[0], named.get());
+    } else {
+      commands.forEach((name, command) -> line.addSubcommand(name, command.get()));
+    }
     line.setOut(context.out());
     line.setErr(context.err());
     line.setExitCodeExceptionMapper(new ExitCodes());

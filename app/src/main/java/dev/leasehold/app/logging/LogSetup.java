@@ -32,6 +32,20 @@ public final class LogSetup {
       return;
     }
     context.reset();
+    apply(context, json, level, toStderr);
+  }
+
+  /**
+   * Starts Logback as the entry points need it before a command sets its own level and format:
+   * warnings only, on stderr ({@link DefaultConfigurator}, unless the class path carries a Logback
+   * configuration of its own).
+   */
+  public static void start() {
+    LoggerFactory.getILoggerFactory();
+  }
+
+  /** The console appender and levels, on a context that has nothing configured. */
+  static void apply(LoggerContext context, boolean json, String level, boolean toStderr) {
     ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
     console.setContext(context);
     console.setName("console");

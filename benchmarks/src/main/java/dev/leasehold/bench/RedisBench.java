@@ -13,6 +13,8 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.provider.redis.jedis4.JedisLockProvider;
 import org.openjdk.jmh.annotations.Benchmark;
 import redis.clients.jedis.JedisPool;
@@ -86,5 +88,10 @@ public class RedisBench extends LeaseBench {
   @Benchmark
   public boolean shedlock_lockUnlock(Slot slot) {
     return shedlockLockUnlock(shedlock, slot);
+  }
+
+  @Override
+  protected Optional<LockProvider> shedlock() {
+    return Optional.of(shedlock);
   }
 }

@@ -59,7 +59,7 @@ public class RedlockBench extends LeaseBench {
             .start();
     servers.add(process);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!dev.leasehold.core.testing.ServerAvailability.listening("127.0.0.1", port)) {
+    while (!listening("127.0.0.1", port)) {
       if (!process.isAlive() || System.nanoTime() > deadline) {
         throw new IllegalStateException("redis-server on port " + port + " did not start");
       }

@@ -16,6 +16,8 @@ import dev.leasehold.store.mongo.MongoStoreFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.provider.mongo.MongoLockProvider;
 import org.bson.Document;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -72,5 +74,10 @@ public class MongoBench extends LeaseBench {
   @Benchmark
   public boolean shedlock_lockUnlock(Slot slot) {
     return shedlockLockUnlock(shedlock, slot);
+  }
+
+  @Override
+  protected Optional<LockProvider> shedlock() {
+    return Optional.of(shedlock);
   }
 }

@@ -1,13 +1,22 @@
 package dev.leasehold.bench;
 
+import dev.leasehold.core.lease.ClaimRequest;
+import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
-import dev.leasehold.core.testing.ServerAvailability;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -72,14 +81,29 @@ public abstract class LeaseBench {
   /** Deletes the run's keys or rows and closes the subclass's own clients. */
   protected abstract void close() throws Exception;
 
+  /** ShedLock's provider on the same server; none for Redlock (ShedLock has no Redlock). */
+  protected Optional<LockProvider> shedlock() {
+    return Optional.empty();
+  }
+
   /** Fails the trial with a readable message when a server is not up. */
   static void requireServer(String what, int port) {
-    if (!ServerAvailability.listening("127.0.0.1", port)) {
+    if (!listening("127.0.0.1", port)) {
       throw new IllegalStateException(
           what
               + " on 127.0.0.1:"
               + port
               + " is not reachable; start it with: bash .ci/services.sh");
+    }
+  }
+
+  /** Whether something accepts TCP connections on {@code host:port} (within one second). */
+  static boolean listening(String host, int port) {
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress(host, port), 1000);
+      return true;
+    } catch (java.io.IOException e) {
+      return false;
     }
   }
 
@@ -148,6 +172,118 @@ public abstract class LeaseBench {
       slot.renewed = expect(store.acquire(slot.name + "-r", slot.holder, TTL));
     }
     return expect(store.renew(slot.renewed, TTL), "renew");
+  }
+
+  /** Names due at the same instant in a burst. */
+  static final int BURST = 1000;
+
+  /** Threads of the pool that takes a burst one name per task (a scheduler's worker pool). */
+  static final int BURST_THREADS = 16;
+
+  /**
+   * The names of a burst and what an invocation took; released after each invocation, untimed, so
+   * every invocation starts from {@link #BURST} free names.
+   */
+  @State(Scope.Thread)
+  public static class Burst {
+    final List<String> names = new ArrayList<>();
+    final List<Lease> leases = Collections.synchronizedList(new ArrayList<>());
+    final List<SimpleLock> locks = Collections.synchronizedList(new ArrayList<>());
+    ExecutorService pool;
+    LeaseStore store;
+    long firing = 2_000_000_000_000L;
+
+    @Setup(Level.Trial)
+    public void start() {
+      for (int i = 0; i < BURST; i++) {
+        names.add(RUN + "-burst-" + i);
+      }
+      pool = Executors.newFixedThreadPool(BURST_THREADS);
+    }
+
+    @TearDown(Level.Invocation)
+    public void releaseAll() {
+      for (Lease lease : leases) {
+        expect(store.release(lease), "release after burst");
+      }
+      leases.clear();
+      locks.forEach(SimpleLock::unlock);
+      locks.clear();
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() {
+      pool.shutdownNow();
+    }
+
+    Instant nextFiring() {
+      return Instant.ofEpochMilli(firing++);
+    }
+
+    void runAll(List<Callable<Object>> tasks) throws InterruptedException, ExecutionException {
+      for (Future<Object> done : pool.invokeAll(tasks)) {
+        done.get();
+      }
+    }
+  }
+
+  /**
+   * {@link #BURST} names due at one instant, taken in one call: the store's batch claim ({@code
+   * claimAll}; a store without one claims them one after another).
+   */
+  @Benchmark
+  @BenchmarkMode(Mode.SingleShotTime)
+  @OutputTimeUnit(TimeUnit.MILLISECONDS)
+  public int burst_lh_claimAll(Burst burst) {
+    burst.store = store;
+    Instant firing = burst.nextFiring();
+    List<ClaimRequest> requests = new ArrayList<>(BURST);
+    for (String name : burst.names) {
+      requests.add(new ClaimRequest(name, firing, "bench-burst", TTL));
+    }
+    for (ClaimResult result : store.claimAll(requests)) {
+      burst.leases.add(
+          result.leaseIfWon().orElseThrow(() -> new IllegalStateException("burst: " + result)));
+    }
+    return burst.leases.size();
+  }
+
+  /** The same burst taken one name per task on a pool of {@link #BURST_THREADS} threads. */
+  @Benchmark
+  @BenchmarkMode(Mode.SingleShotTime)
+  @OutputTimeUnit(TimeUnit.MILLISECONDS)
+  public int burst_lh_pool(Burst burst) throws InterruptedException, ExecutionException {
+    burst.store = store;
+    Instant firing = burst.nextFiring();
+    List<Callable<Object>> tasks = new ArrayList<>(BURST);
+    for (String name : burst.names) {
+      tasks.add(() -> burst.leases.add(expect(store.claim(name, firing, "bench-burst", TTL))));
+    }
+    burst.runAll(tasks);
+    return burst.leases.size();
+  }
+
+  /** The same burst through ShedLock, one {@code lock()} per task on the same pool. */
+  @Benchmark
+  @BenchmarkMode(Mode.SingleShotTime)
+  @OutputTimeUnit(TimeUnit.MILLISECONDS)
+  public int burst_shedlock_pool(Burst burst) throws InterruptedException, ExecutionException {
+    burst.store = store;
+    LockProvider provider =
+        shedlock().orElseThrow(() -> new IllegalStateException("no ShedLock provider here"));
+    List<Callable<Object>> tasks = new ArrayList<>(BURST);
+    for (String name : burst.names) {
+      tasks.add(
+          () -> {
+            LockConfiguration config =
+                new LockConfiguration(ClockProvider.now(), name + "-s", TTL, Duration.ZERO);
+            Optional<SimpleLock> lock = provider.lock(config);
+            expect(lock.isPresent(), "ShedLock lock in burst");
+            return burst.locks.add(lock.get());
+          });
+    }
+    burst.runAll(tasks);
+    return burst.locks.size();
   }
 
   /**

@@ -13,6 +13,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.provider.jdbc.JdbcLockProvider;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Param;
@@ -157,5 +159,10 @@ public class SqlBench extends LeaseBench {
   @Benchmark
   public boolean shedlock_lockUnlock(Slot slot) {
     return shedlockLockUnlock(shedlock, slot);
+  }
+
+  @Override
+  protected Optional<LockProvider> shedlock() {
+    return Optional.of(shedlock);
   }
 }

@@ -1,0 +1,125 @@
+package dev.leasehold.app;
+
+import dev.leasehold.app.cli.Cli;
+import dev.leasehold.app.cli.CliContext;
+import dev.leasehold.app.wiring.StoreModules;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The workload the build runs once under {@code -XX:ArchiveClassesAtExit} to make the class-data
+ * archive ({@code leasehold.jsa}) that {@code bin/leasehold} hands to the JVM: every command of the
+ * CLI, in one JVM, against an embedded H2 file in a temporary directory ({@code --help}, {@code
+ * validate}, {@code validate --connect}, {@code trigger}, {@code status}, {@code history}, and
+ * {@code run} up to the point where it has started and is asked to stop). The classes they load are
+ * the ones a real start-up loads, so the archive holds them parsed and verified.
+ *
+ * <p>It never fails the build: a command that does not exit 0 is reported on stderr and the
+ * training goes on (the archive then holds fewer classes, which only costs start-up time).
+ */
+public final class ArchiveTraining {
+  private ArchiveTraining() {}
+
+  public static void main(String[] args) throws IOException {
+    Main.prepareJvm();
+    Path dir = Files.createTempDirectory("leasehold-training-");
+    int failures = 0;
+    try {
+      Path config = dir.resolve("training.yaml");
+      Files.writeString(config, config(dir.resolve("store").toAbsolutePath()));
+      String file = config.toString();
+      for (List<String> command :
+          List.of(
+              List.of("--help"),
+              List.of("--version"),
+              List.of("validate", "--config", file),
+              List.of("validate", "--connect", "--config", file),
+              List.of("trigger", "--config", file, "tick"),
+              List.of("status", "--config", file),
+              List.of("status", "--json", "--config", file),
+              List.of("history", "--config", file),
+              List.of("history", "--json", "--config", file),
+              List.of("run", "--config", file))) {
+        int code =
+            new Cli(context(command.get(0).equals("run"))).execute(command.toArray(String[]::new));
+        if (code != Cli.OK) {
+          failures++;
+          System.err.println("archive training: '" + command.get(0) + "' exited " + code);
+        }
+      }
+    } finally {
+      delete(dir);
+    }
+    if (failures > 0) {
+      System.err.println("archive training: " + failures + " command(s) failed");
+    }
+    // the JVM writes the archive while it exits; no thread of the commands may hold it up
+    System.exit(0);
+  }
+
+  private static String config(Path store) {
+    return """
+        node: training
+        store:
+          type: h2
+          url: jdbc:h2:file:%s
+        log:
+          level: warn
+        jobs:
+          - name: tick
+            every: 1s
+            command: ["sh", "-c", "echo tick"]
+          - name: nightly
+            cron: "0 2 * * *"
+            zone: UTC
+            command: ["sh", "-c", "echo nightly"]
+        """
+        .formatted(store);
+  }
+
+  /**
+   * Answers discarded, errors on stderr, logging configured as the real entry point does; {@code
+   * run} is told to stop at once, other commands are never told to stop.
+   */
+  private static CliContext context(boolean stopAtOnce) {
+    return new CliContext(
+        System.getenv(),
+        new PrintWriter(Writer.nullWriter()),
+        new PrintWriter(System.err, true),
+        StoreModules::discover,
+        action -> {
+          if (!stopAtOnce) {
+            return;
+          }
+          // 'run' registers its stop action before it opens the store: asked to stop at once, it
+          // still opens the store, starts the scheduler, logs 'started:' and then stops
+          Thread stop = new Thread(action, "training-stop");
+          stop.setDaemon(true);
+          stop.start();
+        },
+        true);
+  }
+
+  private static void delete(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(ArchiveTraining::deleteOne);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void deleteOne(Path path) {
+    try {
+      Files.deleteIfExists(path);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
