@@ -15,9 +15,9 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -58,7 +58,7 @@ public final class DaemonMetrics implements SchedulerListener {
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final AtomicInteger running = new AtomicInteger();
   private final StoreHealth health;
-  private final Map<String, JobMeters> jobs = new HashMap<>();
+  private final Map<String, JobMeters> jobs = new ConcurrentHashMap<>();
 
   /** The meters of one job, registered up front. */
   private final class JobMeters {
@@ -170,13 +170,7 @@ public final class DaemonMetrics implements SchedulerListener {
   }
 
   private JobMeters meters(String job) {
-    JobMeters meters = jobs.get(job);
-    if (meters == null) {
-      synchronized (jobs) {
-        meters = jobs.computeIfAbsent(job, name -> new JobMeters(name, Duration.ZERO));
-      }
-    }
-    return meters;
+    return jobs.computeIfAbsent(job, name -> new JobMeters(name, Duration.ZERO));
   }
 
   @Override

@@ -433,7 +433,7 @@ final class StatusPage {
       </script>
       """;
 
-  /** For tests: the rendered page's parameters as the handler reads them. */
+  /** The query parameters of a request to the page, decoded (the JDK server has no parser). */
   static Map<String, String> query(String rawQuery) {
     Map<String, String> out = new LinkedHashMap<>();
     if (rawQuery == null || rawQuery.isEmpty()) {
