@@ -22,6 +22,6 @@ class RedisExecutionLogContractTest extends ExecutionLogContract {
 
   @Override
   protected StoreBackend createBackend() {
-    return RedisExecutionLogTest.open(PREFIX, Map.of());
+    return RedisExecutionLogTest.openAt(PREFIX, Map.of());
   }
 }
