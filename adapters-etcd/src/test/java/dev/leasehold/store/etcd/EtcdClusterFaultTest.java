@@ -8,6 +8,7 @@ import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.core.testing.TestProcesses;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -137,7 +138,7 @@ class EtcdClusterFaultTest {
       } catch (LeaseStoreException e) {
         // an election in progress: not acquired, which is the point
       }
-      EtcdServers.sleep(500);
+      TestProcesses.pause(500);
     }
     // on a loaded machine an election can take a while; what matters is that the lease was kept
     assertThat(renewedAfterTheKill)

@@ -3,13 +3,12 @@ package dev.leasehold.store.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leasehold.core.lease.ClaimRequest;
-import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.core.testing.TestProcesses;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -27,7 +26,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** What is particular to etcd: reasons, etcd leases, keys deleted by an operator, auth. */
+/**
+ * What is particular to etcd (reasons and batches are the kit's): etcd leases, keys deleted by an
+ * operator, auth.
+ */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EtcdLeaseStoreTest {
   private static final Instant F1 = Instant.parse("2026-11-30T06:30:00Z");
@@ -65,36 +67,6 @@ class EtcdLeaseStoreTest {
   @AfterEach
   void close() {
     opened.forEach(StoreBackend::close);
-  }
-
-  @Test
-  void tryClaimSaysWhyARefusalHappened() {
-    ClaimResult won = store.tryClaim(name, F1, "node-a", LONG);
-    assertThat(won.kind()).isEqualTo(ClaimResult.Kind.WON);
-    ClaimResult held = store.tryClaim(name, F2, "node-b", LONG);
-    assertThat(held.kind()).isEqualTo(ClaimResult.Kind.HELD);
-    assertThat(held.holder()).isEqualTo("node-a");
-    assertThat(held.watermark()).isEqualTo(F1);
-    ClaimResult again = store.tryClaim(name, F1, "node-b", LONG);
-    assertThat(again.kind()).isEqualTo(ClaimResult.Kind.ALREADY_RUN);
-    assertThat(again.watermark()).isEqualTo(F1);
-    store.release(won.lease());
-    assertThat(store.tryClaim(name, F1, "node-b", LONG).kind())
-        .isEqualTo(ClaimResult.Kind.ALREADY_RUN);
-  }
-
-  @Test
-  void aBatchClaimsEachNameOnItsOwn() {
-    store.claim(name + "-held", F1, "node-a", LONG).orElseThrow();
-    List<ClaimResult> results =
-        open(etcd.settings())
-            .claimAll(
-                List.of(
-                    new ClaimRequest(name + "-free", F2, "node-b", LONG),
-                    new ClaimRequest(name + "-held", F2, "node-b", LONG)));
-    assertThat(results)
-        .extracting(ClaimResult::kind)
-        .containsExactly(ClaimResult.Kind.WON, ClaimResult.Kind.HELD);
   }
 
   @Test
@@ -196,7 +168,7 @@ class EtcdLeaseStoreTest {
     long end = System.nanoTime() + Duration.ofSeconds(15).toNanos();
     while (!condition.getAsBoolean()) {
       assertThat(System.nanoTime()).as("condition within 15 s").isLessThan(end);
-      EtcdServers.sleep(50);
+      TestProcesses.pause(50);
     }
   }
 

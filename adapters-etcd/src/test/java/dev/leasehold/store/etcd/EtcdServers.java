@@ -2,9 +2,9 @@ package dev.leasehold.store.etcd;
 
 import dev.leasehold.core.store.StoreSettings;
 import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.core.testing.TestProcesses;
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,15 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * Throwaway {@code etcd} processes (one member or a cluster) on free loopback ports in a temporary
@@ -47,11 +44,7 @@ public final class EtcdServers implements AutoCloseable {
         Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
             .anyMatch(d -> Files.isExecutable(Path.of(d, "etcd")));
     if (!found) {
-      String message = "etcd is not installed; run: bash .ci/services.sh";
-      if (ServerAvailability.inCi()) {
-        Assertions.fail(message + " (CI=true: a missing server fails the build)");
-      }
-      Assumptions.abort(message);
+      ServerAvailability.missing("etcd is not installed; run: bash .ci/services.sh");
     }
   }
 
@@ -62,7 +55,11 @@ public final class EtcdServers implements AutoCloseable {
       EtcdServers cluster = new EtcdServers(Files.createTempDirectory("leasehold-etcd-"));
       for (int i = 0; i < count; i++) {
         cluster.members.add(
-            new Member("m" + i, cluster.dir.resolve("m" + i), freePort(), freePort()));
+            new Member(
+                "m" + i,
+                cluster.dir.resolve("m" + i),
+                TestProcesses.freePort(),
+                TestProcesses.freePort()));
       }
       String initial =
           cluster.members.stream()
@@ -139,20 +136,10 @@ public final class EtcdServers implements AutoCloseable {
     return json.substring(from, json.indexOf('"', from));
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    }
-  }
-
   @Override
   public void close() {
     members.forEach(Member::kill);
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
-    } catch (IOException e) {
-      // a temp dir left behind is harmless
-    }
+    TestProcesses.deleteTree(dir);
   }
 
   /** One etcd member process. */
@@ -230,14 +217,7 @@ public final class EtcdServers implements AutoCloseable {
 
     /** Kills the member with SIGKILL and waits until it is gone. */
     public void kill() {
-      if (process != null) {
-        process.destroyForcibly();
-        try {
-          process.waitFor();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
+      TestProcesses.kill(process);
     }
 
     /** Starts a killed member again on its data directory. */
@@ -256,7 +236,7 @@ public final class EtcdServers implements AutoCloseable {
         if (!process.isAlive()) {
           throw new IllegalStateException("etcd " + name + " exited; see " + dataDir + ".log");
         }
-        sleep(100);
+        TestProcesses.pause(100);
       }
       throw new IllegalStateException("etcd " + name + " did not become healthy");
     }
@@ -287,15 +267,6 @@ public final class EtcdServers implements AutoCloseable {
         Thread.currentThread().interrupt();
         return null;
       }
-    }
-  }
-
-  static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
     }
   }
 

@@ -63,11 +63,7 @@ class MongoServerClockTest {
   @BeforeEach
   void startServerOneHourAhead() throws IOException {
     if (LIBFAKETIME == null) {
-      String message = "libfaketime is not installed; run: apt-get install faketime";
-      if (ServerAvailability.inCi()) {
-        org.junit.jupiter.api.Assertions.fail(message);
-      }
-      org.junit.jupiter.api.Assumptions.abort(message);
+      ServerAvailability.missing("libfaketime is not installed; run: bash .ci/services.sh");
     }
     offsetFile = dir.resolve("server-clock-offset");
     setServerOffset("+3600");

@@ -7,6 +7,7 @@ import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.core.testing.TestProcesses;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -94,7 +95,7 @@ class ZooKeeperEnsembleFaultTest {
       } catch (LeaseStoreException e) {
         // an election or a reconnection in progress: not acquired, which is the point
       }
-      sleep(500);
+      TestProcesses.pause(500);
     }
     // on a loaded machine an election can take a while; what matters is that the lease was kept
     assertThat(renewedAfterTheKill)
@@ -103,14 +104,5 @@ class ZooKeeperEnsembleFaultTest {
     assertThat(holder.release(lease)).isTrue();
     assertThat(rival.claim(name, F2, "rival", TTL).orElseThrow().fence())
         .isGreaterThan(lease.fence());
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
-    }
   }
 }

@@ -3,8 +3,6 @@ package dev.leasehold.store.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leasehold.core.lease.ClaimRequest;
-import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
@@ -76,32 +74,6 @@ class ZooKeeperLeaseStoreTest {
 
   private Stat leaseNode() throws Exception {
     return store.session().zk().exists(leasePath(), false);
-  }
-
-  @Test
-  void tryClaimSaysWhyARefusalHappened() {
-    ClaimResult won = store.tryClaim(name, F1, "node-a", LONG);
-    assertThat(won.kind()).isEqualTo(ClaimResult.Kind.WON);
-    ClaimResult held = store.tryClaim(name, F2, "node-b", LONG);
-    assertThat(held.kind()).isEqualTo(ClaimResult.Kind.HELD);
-    assertThat(held.holder()).isEqualTo("node-a");
-    assertThat(held.watermark()).isEqualTo(F1);
-    assertThat(store.tryClaim(name, F1, "node-b", LONG).kind())
-        .isEqualTo(ClaimResult.Kind.ALREADY_RUN);
-  }
-
-  @Test
-  void aBatchClaimsEachNameOnItsOwn() {
-    store.claim(name + "-held", F1, "node-a", LONG).orElseThrow();
-    List<ClaimResult> results =
-        open(zookeeper.settings())
-            .claimAll(
-                List.of(
-                    new ClaimRequest(name + "-free", F2, "node-b", LONG),
-                    new ClaimRequest(name + "-held", F2, "node-b", LONG)));
-    assertThat(results)
-        .extracting(ClaimResult::kind)
-        .containsExactly(ClaimResult.Kind.WON, ClaimResult.Kind.HELD);
   }
 
   @Test
