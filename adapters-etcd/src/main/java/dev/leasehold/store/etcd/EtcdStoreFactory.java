@@ -50,20 +50,14 @@ public final class EtcdStoreFactory implements StoreFactory {
     if (settings.keyPrefix() != null && EtcdKeys.problem(settings.keyPrefix()) != null) {
       return "store.key-prefix: " + EtcdKeys.problem(settings.keyPrefix());
     }
-    if (settings.username() != null && settings.password() == null) {
-      return "store.username: needs store.password as well";
+    String common = settings.credentialsProblem();
+    if (common == null) {
+      common = settings.commandTimeoutProblem();
     }
-    if (settings.password() != null && settings.username() == null) {
-      return "store.password: needs store.username as well";
+    if (common != null) {
+      return common;
     }
-    if (settings.commandTimeout().isNegative() || settings.commandTimeout().isZero()) {
-      return "store.command-timeout: must be positive";
-    }
-    String max = settings.options().get(HISTORY_MAX);
-    if (max != null && !max.matches("[1-9][0-9]{0,8}")) {
-      return "store." + HISTORY_MAX + ": expected a positive whole number, got " + max;
-    }
-    return null;
+    return settings.positiveWholeNumberOptionProblem(HISTORY_MAX);
   }
 
   /** {@code http(s)://host[:port]} and nothing else; the message never repeats a password. */

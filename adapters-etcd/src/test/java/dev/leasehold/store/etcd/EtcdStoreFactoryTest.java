@@ -89,7 +89,7 @@ class EtcdStoreFactoryTest {
     assertThat(factory.validate(settings(null, null, null, Duration.ZERO, Map.of())))
         .startsWith("store.command-timeout:");
     assertThat(factory.validate(settings(null, null, null, null, Map.of("history-max", "x"))))
-        .startsWith("store.history-max:");
+        .startsWith("store.options.history-max:");
     assertThat(
             factory.validate(
                 settings("app1/", "root", "pw", Duration.ofSeconds(2), Map.of("history-max", "9"))))

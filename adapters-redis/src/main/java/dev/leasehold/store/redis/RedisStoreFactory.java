@@ -39,8 +39,8 @@ public final class RedisStoreFactory implements StoreFactory {
     if (settings.username() != null && settings.password() == null) {
       return "store.username: needs store.password as well";
     }
-    if (settings.commandTimeout().isNegative() || settings.commandTimeout().isZero()) {
-      return "store.command-timeout: must be positive";
+    if (settings.commandTimeoutProblem() != null) {
+      return settings.commandTimeoutProblem();
     }
     if (REDIS.equals(settings.type())
         && RedisUris.isCluster(settings.url())
@@ -60,9 +60,9 @@ public final class RedisStoreFactory implements StoreFactory {
 
   /** Why {@code store.options} cannot be used, or null. */
   static String optionProblem(StoreSettings settings) {
-    String max = settings.options().get(HISTORY_MAX);
-    if (max != null && !max.matches("[1-9][0-9]{0,8}")) {
-      return "store.options." + HISTORY_MAX + ": expected a positive whole number, got " + max;
+    String max = settings.positiveWholeNumberOptionProblem(HISTORY_MAX);
+    if (max != null) {
+      return max;
     }
     String wait = settings.options().get(WAIT_REPLICAS);
     if (wait != null && !wait.matches("[0-9]{1,2}")) {

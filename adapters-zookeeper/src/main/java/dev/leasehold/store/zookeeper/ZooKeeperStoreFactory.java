@@ -69,14 +69,12 @@ public final class ZooKeeperStoreFactory implements StoreFactory {
     if (settings.keyPrefix() != null && ZooKeeperPaths.problem(settings.keyPrefix()) != null) {
       return "store.key-prefix: " + ZooKeeperPaths.problem(settings.keyPrefix());
     }
-    if (settings.username() != null && settings.password() == null) {
-      return "store.username: needs store.password as well";
+    String common = settings.credentialsProblem();
+    if (common == null) {
+      common = settings.commandTimeoutProblem();
     }
-    if (settings.password() != null && settings.username() == null) {
-      return "store.password: needs store.username as well";
-    }
-    if (settings.commandTimeout().isNegative() || settings.commandTimeout().isZero()) {
-      return "store.command-timeout: must be positive";
+    if (common != null) {
+      return common;
     }
     String timeout = settings.options().get(SESSION_TIMEOUT);
     if (timeout != null) {
@@ -89,11 +87,7 @@ public final class ZooKeeperStoreFactory implements StoreFactory {
         return "store." + SESSION_TIMEOUT + ": expected a duration such as 30s, got " + timeout;
       }
     }
-    String max = settings.options().get(HISTORY_MAX);
-    if (max != null && !max.matches("[1-9][0-9]{0,8}")) {
-      return "store." + HISTORY_MAX + ": expected a positive whole number, got " + max;
-    }
-    return null;
+    return settings.positiveWholeNumberOptionProblem(HISTORY_MAX);
   }
 
   private static String redact(String url) {

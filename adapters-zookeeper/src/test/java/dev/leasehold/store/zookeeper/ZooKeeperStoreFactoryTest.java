@@ -91,7 +91,7 @@ class ZooKeeperStoreFactoryTest {
     assertThat(factory.validate(settings(null, null, null, null, Map.of("session-timeout", "1ms"))))
         .startsWith("store.session-timeout:");
     assertThat(factory.validate(settings(null, null, null, null, Map.of("history-max", "-1"))))
-        .startsWith("store.history-max:");
+        .startsWith("store.options.history-max:");
     assertThat(
             factory.validate(
                 settings(

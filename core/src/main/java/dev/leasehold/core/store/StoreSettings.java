@@ -40,6 +40,40 @@ public record StoreSettings(
     return new StoreSettings(type, url, List.of(), null, null, null, null, Map.of());
   }
 
+  /**
+   * What every store with user and password checks alike: both given or neither. The field named,
+   * the password never repeated; null when there is no problem.
+   */
+  public String credentialsProblem() {
+    if (username != null && password == null) {
+      return "store.username: needs store.password as well";
+    }
+    if (password != null && username == null) {
+      return "store.password: needs store.username as well";
+    }
+    return null;
+  }
+
+  /** Why {@code store.command-timeout} cannot be used, or null. */
+  public String commandTimeoutProblem() {
+    if (commandTimeout.isNegative() || commandTimeout.isZero()) {
+      return "store.command-timeout: must be positive, got " + commandTimeout;
+    }
+    return null;
+  }
+
+  /**
+   * Why the store option {@code key} (e.g. {@code history-max}), when given, is not a positive
+   * whole number below a billion; null when it is absent or good.
+   */
+  public String positiveWholeNumberOptionProblem(String key) {
+    String value = options.get(key);
+    if (value != null && !value.matches("[1-9][0-9]{0,8}")) {
+      return "store.options." + key + ": expected a positive whole number, got " + value;
+    }
+    return null;
+  }
+
   @Override
   public String toString() {
     return "StoreSettings[type="
