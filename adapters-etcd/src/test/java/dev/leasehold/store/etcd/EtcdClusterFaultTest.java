@@ -3,12 +3,12 @@ package dev.leasehold.store.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.core.lease.HoldThroughAFault;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
-import dev.leasehold.core.testing.TestProcesses;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -112,41 +112,7 @@ class EtcdClusterFaultTest {
         .isGreaterThan(lease.fence());
   }
 
-  /**
-   * The holder claims, renews every half second for a while, the victim is killed in the middle;
-   * every renewal must succeed or fail as a store error (during an election), never be refused; the
-   * rival's claims of the same and the next firing must all be refused; afterwards the holder
-   * releases and the rival's next claim wins with a higher fence.
-   */
   private void holdThroughAKill(int victim, LeaseStore holder, LeaseStore rival) {
-    Lease lease = holder.claim(name, F1, "holder", TTL).orElseThrow();
-    int renewedAfterTheKill = 0;
-    int storeErrors = 0;
-    for (int i = 0; i < 16; i++) {
-      if (i == 4) {
-        cluster.member(victim).kill();
-      }
-      try {
-        assertThat(holder.renew(lease, TTL)).as("renewal %d", i).isTrue();
-        renewedAfterTheKill += i >= 4 ? 1 : 0;
-      } catch (LeaseStoreException e) {
-        storeErrors++;
-      }
-      try {
-        assertThat(rival.claim(name, F1, "rival", TTL)).as("rival, same firing").isEmpty();
-        assertThat(rival.claim(name, F2, "rival", TTL)).as("rival, next firing").isEmpty();
-      } catch (LeaseStoreException e) {
-        // an election in progress: not acquired, which is the point
-      }
-      TestProcesses.pause(500);
-    }
-    // on a loaded machine an election can take a while; what matters is that the lease was kept
-    assertThat(renewedAfterTheKill)
-        .as("renewals that succeeded after the kill (%d store errors)", storeErrors)
-        .isGreaterThanOrEqualTo(3);
-    assertThat(holder.inspect(name).orElseThrow().currentHolder()).contains("holder");
-    assertThat(holder.release(lease)).isTrue();
-    Lease next = rival.claim(name, F2, "rival", TTL).orElseThrow();
-    assertThat(next.fence()).isGreaterThan(lease.fence());
+    HoldThroughAFault.check(name, holder, rival, TTL, () -> cluster.member(victim).kill());
   }
 }
