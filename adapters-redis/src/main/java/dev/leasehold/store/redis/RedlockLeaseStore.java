@@ -1,5 +1,6 @@
 package dev.leasehold.store.redis;
 
+import dev.leasehold.core.lease.ClaimRequest;
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
@@ -43,6 +44,7 @@ public final class RedlockLeaseStore implements LeaseStore {
   private final LeaseKeys keys;
   private final Duration timeout;
   private final RedlockClaim claims;
+  private final RedlockBatch batches;
 
   private RedlockLeaseStore(RedisConnector connector, List<RedisNode> nodes, LeaseKeys keys) {
     this.connector = connector;
@@ -51,6 +53,7 @@ public final class RedlockLeaseStore implements LeaseStore {
     this.keys = keys;
     this.timeout = nodes.get(0).timeout();
     this.claims = new RedlockClaim(this.nodes, timeout);
+    this.batches = new RedlockBatch(claims, this.nodes, keys);
   }
 
   /** A store on {@code settings.urls()} (3 or 5 masters), with its own connections. */
@@ -83,6 +86,16 @@ public final class RedlockLeaseStore implements LeaseStore {
     LeaseArguments.holder(holder);
     LeaseArguments.ttlMillis(ttl);
     return claims.take(LuaScript.CLAIM, keys.lease(name), name, holder, ttl, fire);
+  }
+
+  /**
+   * The batch as {@link RedlockBatch}: one claim script per node for up to {@value
+   * RedisLeaseStore#BATCH} names, the quorum rule applied per name.
+   */
+  @Override
+  public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    LeaseArguments.batch(requests);
+    return requests.isEmpty() ? List.of() : batches.claimAll(requests);
   }
 
   @Override
