@@ -181,4 +181,36 @@ class RedlockBatchTest {
         batch.stream().map(r -> new ClaimRequest(r.name(), F2, "node-b", LONG)).toList();
     assertThat(redlock().claimAll(next)).allMatch(r -> r.kind() == Kind.FAILED);
   }
+
+  @Test
+  void withWaitReplicasAndNoReplicaEveryGrantOfTheBatchIsUndoneAndNothingIsWon() {
+    servers = RedisServers.start(3, false);
+    StoreSettings plain = servers.redlockSettings();
+    RedlockLeaseStore waiting =
+        RedlockLeaseStore.open(
+            new StoreSettings(
+                "redlock",
+                null,
+                plain.urls(),
+                null,
+                null,
+                plain.keyPrefix(),
+                plain.commandTimeout(),
+                Map.of("wait-replicas", "1")));
+    opened.add(waiting);
+    List<ClaimRequest> batch = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      batch.add(new ClaimRequest(fresh("wait"), F1, "node-a", LONG));
+    }
+    // no node has a replica: every node's WAIT answers 0, so its grants are undone there
+    assertThat(waiting.claimAll(batch)).allMatch(r -> r.kind() == Kind.FAILED);
+    for (ClaimRequest r : batch) {
+      for (int node = 0; node < 3; node++) {
+        assertThat(leaseToken(node, r.name())).isNull();
+        assertThat(watermark(node, r.name())).isNull();
+      }
+    }
+    // the firings are not spent: nobody ran them
+    assertThat(redlock().claimAll(batch)).allMatch(ClaimResult::won);
+  }
 }
