@@ -81,7 +81,13 @@ final class RedlockBatch {
       }
       pending = retry;
       if (!pending.isEmpty()) {
-        RedlockClaim.pause(attempt);
+        try {
+          RedlockClaim.pause(attempt);
+        } catch (LeaseStoreException e) {
+          // interrupted: the names still pending fail, the answers already decided stand
+          pending.forEach(i -> results[i] = ClaimResult.failed(e));
+          break;
+        }
       }
     }
     return Arrays.asList(results);
