@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * {@code m = N/2 + 1} of the nodes granted it with one token, within its validity time.
  *
  * <p>Claims and acquisitions run the two-round algorithm of {@link RedlockClaim}, which also
- * explains why fences stay monotonic and why one firing is never claimed twice.
+ * explains why fences stay monotonic and why one firing is never claimed twice; a batch ({@link
+ * #claimAll}) runs the same algorithm for all its names at once ({@link RedlockBatch}).
  *
  * <p><b>Assumptions.</b> The intersection argument needs each node to keep its keys: a node that
  * restarts empty may forget W1's lease, watermark and counter. That is safe while the restarted
