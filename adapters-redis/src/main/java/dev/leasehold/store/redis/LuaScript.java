@@ -105,18 +105,28 @@ record LuaScript(String name, String source, String sha) {
    * watermark stay. Only a Redlock claim that failed to win a quorum passes ARGV[2]: it puts the
    * watermark back to what it was before that claim ('' = none), which is safe because the token
    * proves that nobody else claimed on this node in between. Reply 1 or 0.
+   *
+   * <p>Four commands in the usual case ({@code GET}, {@code DEL}, {@code TIME}, one {@code HSET}):
+   * the holder is cleared by writing '' (read back as "no holder", as an absent field is) in the
+   * same {@code HSET} that stamps {@code lease_until}, instead of a separate {@code HDEL}.
    */
   static final LuaScript RELEASE =
       of(
           "release",
-          "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n"
+          """
+          if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+          redis.call('DEL', KEYS[1])
+          """
               + NOW
               + """
-          redis.call('DEL', KEYS[1])
-          redis.call('HDEL', KEYS[2], 'holder')
-          redis.call('HSET', KEYS[2], 'lease_until', now)
-          if ARGV[2] == '' then redis.call('HDEL', KEYS[2], 'last_fire')
-          elseif ARGV[2] then redis.call('HSET', KEYS[2], 'last_fire', ARGV[2]) end
+          if ARGV[2] == '' then
+            redis.call('HDEL', KEYS[2], 'last_fire')
+            redis.call('HSET', KEYS[2], 'holder', '', 'lease_until', now)
+          elseif ARGV[2] then
+            redis.call('HSET', KEYS[2], 'holder', '', 'lease_until', now, 'last_fire', ARGV[2])
+          else
+            redis.call('HSET', KEYS[2], 'holder', '', 'lease_until', now)
+          end
           return 1
           """);
 

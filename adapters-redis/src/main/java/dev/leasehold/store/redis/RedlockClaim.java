@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  */
 final class RedlockClaim {
   private static final Logger log = LoggerFactory.getLogger(RedlockClaim.class);
-  private static final int MAX_ATTEMPTS = 6;
+  static final int MAX_ATTEMPTS = 6;
 
   private final List<RedisNode> nodes;
   private final int majority;
@@ -67,6 +67,20 @@ final class RedlockClaim {
     this.nodes = nodes;
     this.majority = nodes.size() / 2 + 1;
     this.timeout = timeout;
+  }
+
+  Duration timeout() {
+    return timeout;
+  }
+
+  /** The least fence a node may grant for {@code name}: one above the largest this client saw. */
+  long hint(String name) {
+    return fenceHint.getOrDefault(name, 0L) + 1;
+  }
+
+  /** Records a fence this client was granted for {@code name}. */
+  void granted(String name, long fence) {
+    fenceHint.merge(name, fence, Math::max);
   }
 
   /**
@@ -82,7 +96,7 @@ final class RedlockClaim {
     long giveUp = System.nanoTime() + timeout.toNanos();
     for (int attempt = 1; ; attempt++) {
       String token = LeaseArguments.newToken();
-      long hint = fenceHint.getOrDefault(name, 0L) + 1;
+      long hint = hint(name);
       String[] args =
           firing == null
               ? new String[] {token, ttlMs, holder, "" + hint}
@@ -109,41 +123,60 @@ final class RedlockClaim {
                 + " within its validity time; not acquired");
       }
       undo(k, token, grants, firing != null);
-      // a live lease refuses, whatever the watermark says: it may be a rival's attempt that is
-      // about to be undone (a split vote), so only refusals without a live lease are final
-      int held = Quorum.count(grants, g -> !g.granted() && g.live());
-      int fired = Quorum.count(grants, g -> Grant.FIRED.equals(g.refusal()) && !g.live());
-      int unknown = (int) grants.stream().filter(Objects::isNull).count();
-      boolean splitVote = held > 0 && fired <= nodes.size() - majority;
-      if (splitVote && attempt < MAX_ATTEMPTS && System.nanoTime() < giveUp) {
+      boolean mayRetry = attempt < MAX_ATTEMPTS && System.nanoTime() < giveUp;
+      ClaimResult refused = refusedOrRetry(script.name() + " of " + name, grants, mayRetry);
+      if (refused == null) {
         pause(attempt);
         continue;
       }
-      if (granted + unknown >= majority) {
-        throw new LeaseStoreException(
-            "Redlock: "
-                + script.name()
-                + " of "
-                + name
-                + ": only "
-                + (nodes.size() - unknown)
-                + " of "
-                + nodes.size()
-                + " nodes answered, "
-                + majority
-                + " needed; not acquired");
+      if (refused.kind() == ClaimResult.Kind.FAILED) {
+        throw refused.failure();
       }
-      log.debug(
-          "{} of {} refused: {} held, {} fired, {} granted of {}",
-          script.name(),
-          name,
-          held,
-          fired,
-          granted,
-          nodes.size());
-      int spent = Quorum.count(grants, g -> Grant.FIRED.equals(g.refusal()));
-      return refusal(grants, spent > nodes.size() - majority);
+      return refused;
     }
+  }
+
+  /**
+   * The answer to an attempt that fewer than a majority granted (already undone), from the nodes'
+   * own answers: null to try again (refusals from live leases, possibly a split vote between racing
+   * replicas, when {@code mayRetry}); a failure when too few nodes answered to tell; else already
+   * run when so many nodes refused the firing as fired that no majority can grant it, or held.
+   *
+   * @param what step and name, for messages
+   */
+  ClaimResult refusedOrRetry(String what, List<Grant> grants, boolean mayRetry) {
+    // a live lease refuses, whatever the watermark says: it may be a rival's attempt that is
+    // about to be undone (a split vote), so only refusals without a live lease are final
+    int granted = Quorum.count(grants, Grant::granted);
+    int held = Quorum.count(grants, g -> !g.granted() && g.live());
+    int fired = Quorum.count(grants, g -> Grant.FIRED.equals(g.refusal()) && !g.live());
+    int unknown = (int) grants.stream().filter(Objects::isNull).count();
+    boolean splitVote = held > 0 && fired <= nodes.size() - majority;
+    if (splitVote && mayRetry) {
+      return null;
+    }
+    if (granted + unknown >= majority) {
+      return ClaimResult.failed(
+          new LeaseStoreException(
+              "Redlock: "
+                  + what
+                  + ": only "
+                  + (nodes.size() - unknown)
+                  + " of "
+                  + nodes.size()
+                  + " nodes answered, "
+                  + majority
+                  + " needed; not acquired"));
+    }
+    log.debug(
+        "{} refused: {} held, {} fired, {} granted of {}",
+        what,
+        held,
+        fired,
+        granted,
+        nodes.size());
+    int spent = Quorum.count(grants, g -> Grant.FIRED.equals(g.refusal()));
+    return refusal(grants, spent > nodes.size() - majority);
   }
 
   /**
@@ -253,7 +286,7 @@ final class RedlockClaim {
           validity);
       return Optional.empty();
     }
-    fenceHint.merge(name, fence, Math::max);
+    granted(name, fence);
     long serverNow = won.stream().mapToLong(Grant::serverMillis).min().orElseThrow();
     return Optional.of(
         new Lease(name, holder, token, fence, ttl, Instant.ofEpochMilli(serverNow).plus(ttl)));
@@ -280,7 +313,7 @@ final class RedlockClaim {
         : n.eval(LuaScript.RELEASE, k, token);
   }
 
-  private static void pause(int attempt) {
+  static void pause(int attempt) {
     try {
       Thread.sleep(ThreadLocalRandom.current().nextLong(1, 2L << attempt));
     } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 package dev.leasehold.store.redis;
 
+import dev.leasehold.core.lease.ClaimRequest;
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * {@code m = N/2 + 1} of the nodes granted it with one token, within its validity time.
  *
  * <p>Claims and acquisitions run the two-round algorithm of {@link RedlockClaim}, which also
- * explains why fences stay monotonic and why one firing is never claimed twice.
+ * explains why fences stay monotonic and why one firing is never claimed twice; a batch ({@link
+ * #claimAll}) runs the same algorithm for all its names at once ({@link RedlockBatch}).
  *
  * <p><b>Assumptions.</b> The intersection argument needs each node to keep its keys: a node that
  * restarts empty may forget W1's lease, watermark and counter. That is safe while the restarted
@@ -43,6 +45,7 @@ public final class RedlockLeaseStore implements LeaseStore {
   private final LeaseKeys keys;
   private final Duration timeout;
   private final RedlockClaim claims;
+  private final RedlockBatch batches;
 
   private RedlockLeaseStore(RedisConnector connector, List<RedisNode> nodes, LeaseKeys keys) {
     this.connector = connector;
@@ -51,6 +54,7 @@ public final class RedlockLeaseStore implements LeaseStore {
     this.keys = keys;
     this.timeout = nodes.get(0).timeout();
     this.claims = new RedlockClaim(this.nodes, timeout);
+    this.batches = new RedlockBatch(claims, this.nodes, keys);
   }
 
   /** A store on {@code settings.urls()} (3 or 5 masters), with its own connections. */
@@ -83,6 +87,16 @@ public final class RedlockLeaseStore implements LeaseStore {
     LeaseArguments.holder(holder);
     LeaseArguments.ttlMillis(ttl);
     return claims.take(LuaScript.CLAIM, keys.lease(name), name, holder, ttl, fire);
+  }
+
+  /**
+   * The batch as {@link RedlockBatch}: one claim script per node for up to {@value
+   * RedisLeaseStore#BATCH} names, the quorum rule applied per name.
+   */
+  @Override
+  public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    LeaseArguments.batch(requests);
+    return requests.isEmpty() ? List.of() : batches.claimAll(requests);
   }
 
   @Override
