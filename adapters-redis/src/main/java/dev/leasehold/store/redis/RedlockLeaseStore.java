@@ -206,6 +206,24 @@ public final class RedlockLeaseStore implements LeaseStore {
     }
     List<NodeState> states =
         answers.stream().filter(Objects::nonNull).flatMap(Optional::stream).toList();
+    // held needs a majority that holds it, free a majority that does not: a node that did not
+    // answer may still hold it, so a split among the answers decides nothing (a renewal that a
+    // majority grants a moment later would otherwise revive a lease this call called free)
+    long holding = states.stream().filter(NodeState::held).count();
+    if (holding < majority && answered - holding < majority) {
+      throw new LeaseStoreException(
+          "Redlock: inspect of "
+              + name
+              + ": undecided, "
+              + holding
+              + " of "
+              + nodes.size()
+              + " nodes hold it, "
+              + (answered - holding)
+              + " do not, "
+              + (nodes.size() - answered)
+              + " did not answer");
+    }
     return NodeState.merge(name, states, majority);
   }
 

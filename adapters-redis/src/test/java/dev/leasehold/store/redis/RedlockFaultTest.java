@@ -1,6 +1,7 @@
 package dev.leasehold.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
@@ -61,6 +62,22 @@ class RedlockFaultTest {
   private boolean nodeHoldsLease(int node) {
     String key = servers.redlockSettings().keyPrefix() + "{" + name + "}:lease";
     return SharedRedis.with(servers.get(node).url(), r -> r.exists(key)) == 1;
+  }
+
+  @Test
+  void inspectWithTheAnswersSplitAndANodeSilentIsAStoreErrorNotAFreeLease() {
+    servers = RedisServers.start(3, false);
+    LeaseStore store = client();
+    store.claim(name, F1, "node-a", LONG).orElseThrow();
+    String key = servers.redlockSettings().keyPrefix() + "{" + name + "}:lease";
+    SharedRedis.with(servers.get(0).url(), r -> r.del(key));
+    servers.get(2).kill();
+    // node 0 no longer holds it, node 1 does, node 2 is silent and may: neither held nor free
+    assertThatThrownBy(() -> store.inspect(name))
+        .isInstanceOf(LeaseStoreException.class)
+        .hasMessageContaining("undecided");
+    // and the lease was never free: a majority (nodes 1 and 2) still holds it
+    assertThat(attempt(() -> client().claim(name, F2, "node-b", LONG))).isEmpty();
   }
 
   @Test
