@@ -66,12 +66,24 @@ public abstract class LeaseStoreCases {
     return "contract-" + UUID.randomUUID().toString().substring(0, 13);
   }
 
-  /** Polls {@code condition} until it holds; fails after {@code limit}. */
+  /**
+   * Polls {@code condition} until it holds (a store error counts as not yet); fails after {@code
+   * limit}.
+   */
   protected static void eventually(Duration limit, BooleanSupplier condition) {
     long end = System.nanoTime() + limit.toNanos();
-    while (!condition.getAsBoolean()) {
+    LeaseStoreException lastError = null;
+    while (true) {
+      try {
+        if (condition.getAsBoolean()) {
+          return;
+        }
+      } catch (LeaseStoreException e) {
+        // a store that cannot tell yet (a Redlock node answering late): ask again
+        lastError = e;
+      }
       if (System.nanoTime() > end) {
-        throw new AssertionError("condition did not hold within " + limit);
+        throw new AssertionError("condition did not hold within " + limit, lastError);
       }
       try {
         Thread.sleep(20);
