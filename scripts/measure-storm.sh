@@ -4,7 +4,8 @@
 # docs/performance.md, "Daemon storm").
 #
 # Usage: scripts/measure-storm.sh N [window-seconds=60] [replicas=3] [warm-up-seconds=20]
-# Env:   REDIS_URL (default redis://127.0.0.1:6379/0), OUT (default target/measure/storm.md,
+# Env:   JSTACK=1 takes a thread dump of each replica in the middle of the window (with KEEP=1);
+#        REDIS_URL (default redis://127.0.0.1:6379/0), OUT (default target/measure/storm.md,
 #        a section is appended per run), STORM_JAVA_OPTS (added to each daemon's JVM options).
 #
 # Needs the jar (mvn -B -ntp -q package -DskipTests), a Redis server, java, python3, curl.
@@ -55,7 +56,10 @@ wait_for() { # seconds description test-command...
 }
 
 # --- the sink ----------------------------------------------------------------------------------
-java -XX:+UseSerialGC -Xmx512m "$root/scripts/StormSink.java" "$work/sink.port" "$work/ledger" \
+# the JDK server closes idle connections beyond 200 and after 30 s: a client whose pooled
+# connection was closed that way sees "received no bytes", which would be the sink's doing
+java -XX:+UseSerialGC -Xmx512m -Dsun.net.httpserver.maxIdleConnections=100000 \
+  -Dsun.net.httpserver.idleInterval=3600 "$root/scripts/StormSink.java" "$work/sink.port" "$work/ledger" \
   > "$work/sink.log" 2>&1 &
 sink_pid=$!
 wait_for 60 "the sink listening" test -s "$work/sink.port"
@@ -96,6 +100,7 @@ for r in "${!nodes[@]}"; do
 done
 
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime, clock ticks
+sys() { awk '{print $15}' "/proc/$1/stat"; }        # stime alone
 hz=$(getconf CLK_TCK)
 sleep "$warmup"
 # the window starts at the next whole second
@@ -104,12 +109,21 @@ sleep "$(printf '0.%03d' $(( (1000 - now_ms % 1000) % 1000 )))"
 t0=$(( (now_ms + 999) / 1000 ))
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu_start=(); for p in "${pids[@]}"; do cpu_start+=("$(cpu "$p")"); done
+sys_start=(); for p in "${pids[@]}"; do sys_start+=("$(sys "$p")"); done
 sink_cpu_start=$(cpu "$sink_pid")
-sleep "$window"
+if [ "${JSTACK:-0}" = 1 ]; then # thread dumps of every replica in the middle of the window
+  sleep "$(( window / 2 ))"
+  for r in "${!nodes[@]}"; do jstack "${pids[$r]}" > "$work/${nodes[$r]}.jstack" 2>&1 || true; done
+  sleep "$(( window - window / 2 ))"
+else
+  sleep "$window"
+fi
 cpu_end=(); for p in "${pids[@]}"; do cpu_end+=("$(cpu "$p")"); done
+sys_end=(); for p in "${pids[@]}"; do sys_end+=("$(sys "$p")"); done
 sink_cpu_end=$(cpu "$sink_pid")
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 lines_window=(); for node in "${nodes[@]}"; do lines_window+=("$(wc -l < "$work/$node.log")"); done
+threads=(); for p in "${pids[@]}"; do threads+=("$(ls "/proc/$p/task" | wc -l)"); done
 for r in "${!nodes[@]}"; do
   curl -fsS "http://${admins[$r]}/metrics" > "$work/${nodes[$r]}.metrics" 2>/dev/null || true
 done
@@ -128,7 +142,7 @@ NODE=reader bin/leasehold history --config "$work/storm.yaml" --limit 100000000 
 
 cpus=""
 for r in "${!nodes[@]}"; do
-  cpus+="${nodes[$r]}:$(( cpu_end[r] - cpu_start[r] )):${lines_window[$r]} "
+  cpus+="${nodes[$r]}:$(( cpu_end[r] - cpu_start[r] )):${lines_window[$r]}:${threads[$r]}:$(( sys_end[r] - sys_start[r] )) "
 done
 mkdir -p "$(dirname "$out")"
 python3 - "$work" "$n" "$window" "$replicas" "$t0" "$hz" "$load_start" "$load_end" \
@@ -167,22 +181,23 @@ print(f"\n## N = {n} HTTP jobs every 1 s, {replicas} replica(s), {window} s wind
 print(f"- {dt.datetime.utcnow():%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, {jvm}; window from {dt.datetime.utcfromtimestamp(t0):%H:%M:%S} UTC")
 print(f"- load average (1, 5, 15 min) at the window's start: {load_start}; at its end: {load_end}")
 print(f"- sink: {sum(seen.values())} requests of the window received, {dropped} dropped by its bound\n")
-print("| firings expected | run (seen by the sink) | duplicates | missed (never received) | history: succeeded / failed / missed / no record | history duplicates |")
-print("| ---: | ---: | ---: | ---: | --- | ---: |")
-print(f"| {len(expected)} | {len(seen)} | {dups} | {len(missing)} | {outcomes.get('succeeded',0)} / {outcomes.get('failed',0)+outcomes.get('timed-out',0)} / {outcomes.get('missed',0)} / {unrecorded} | {hist_dups} |\n")
+print("| firings expected | run (seen by the sink) | duplicates | missed (never received) | history outcomes | firings without a history row | history duplicates |")
+print("| ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+shown = ", ".join(f"{k} {v}" for k, v in sorted(outcomes.items())) or "none"
+print(f"| {len(expected)} | {len(seen)} | {dups} | {len(missing)} | {shown} | {unrecorded} | {hist_dups} |\n")
 print("| fire lag | p50 | p90 | p99 | max |")
 print("| --- | ---: | ---: | ---: | ---: |")
 print(f"| request received − scheduled instant | {pct(lags,50):.1f} ms | {pct(lags,90):.1f} ms | {pct(lags,99):.1f} ms | {lags[-1] if lags else float('nan'):.1f} ms |")
 print(f"| history started_at − fire_time | {pct(sched,50):.0f} ms | {pct(sched,90):.0f} ms | {pct(sched,99):.0f} ms | {sched[-1] if sched else float('nan'):.0f} ms |\n")
-print("| replica | firings run | CPU in the window | CPU % of one core | CPU per firing | log lines at the window's end |")
-print("| --- | ---: | ---: | ---: | ---: | ---: |")
-total = 0
+print("| replica | firings run | CPU in the window | CPU % of one core | of it in the kernel | CPU per firing | log lines at the window's end | threads at the window's end |")
+print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+total = ktotal = 0
 for c in cpus:
-    node, ticks, lines = c.split(':'); s = int(ticks) / hz; total += s
+    node, ticks, lines, nthreads, sticks = c.split(':'); s = int(ticks) / hz; total += s; ktotal += int(sticks) / hz
     runs = by_node.get(node, 0)
-    print(f"| {node} | {runs} | {s:.1f} s | {100*s/window:.0f} % | {1000*s/runs if runs else float('nan'):.2f} ms | {lines} |")
-print(f"| all replicas | {len(seen)} | {total:.1f} s | {100*total/window:.0f} % | {1000*total/len(seen) if seen else float('nan'):.2f} ms | |")
-print(f"| the sink | | {sink_cpu/hz:.1f} s | {100*sink_cpu/hz/window:.0f} % | | |")
+    print(f"| {node} | {runs} | {s:.1f} s | {100*s/window:.0f} % | {int(sticks)/hz:.1f} s | {1000*s/runs if runs else float('nan'):.2f} ms | {lines} | {nthreads} |")
+print(f"| all replicas | {len(seen)} | {total:.1f} s | {100*total/window:.0f} % | {ktotal:.1f} s | {1000*total/len(seen) if seen else float('nan'):.2f} ms | | |")
+print(f"| the sink | | {sink_cpu/hz:.1f} s | {100*sink_cpu/hz/window:.0f} % | | | | |")
 if missing:
     ex = sorted(missing, key=lambda x: (x[1], x[0]))[:5]
     print("\nfirst missed: " + ", ".join(f"{j}@{dt.datetime.utcfromtimestamp(f/1000):%H:%M:%S}" for j, f in ex))
