@@ -118,6 +118,13 @@ if [ "${JSTACK:-0}" = 1 ]; then # thread dumps of every replica in the middle of
 else
   sleep "$window"
 fi
+for r in "${!nodes[@]}"; do
+  kill -0 "${pids[$r]}" 2>/dev/null || {
+    echo "measure-storm: ${nodes[$r]} (pid ${pids[$r]}) ended during the window; see its log:" >&2
+    tail -3 "$work/${nodes[$r]}.log" >&2
+    exit 1
+  }
+done
 cpu_end=(); for p in "${pids[@]}"; do cpu_end+=("$(cpu "$p")"); done
 sys_end=(); for p in "${pids[@]}"; do sys_end+=("$(sys "$p")"); done
 sink_cpu_end=$(cpu "$sink_pid")
@@ -197,7 +204,9 @@ for c in cpus:
     runs = by_node.get(node, 0)
     print(f"| {node} | {runs} | {s:.1f} s | {100*s/window:.0f} % | {int(sticks)/hz:.1f} s | {1000*s/runs if runs else float('nan'):.2f} ms | {lines} | {nthreads} |")
 print(f"| all replicas | {len(seen)} | {total:.1f} s | {100*total/window:.0f} % | {ktotal:.1f} s | {1000*total/len(seen) if seen else float('nan'):.2f} ms | | |")
-print(f"| the sink | | {sink_cpu/hz:.1f} s | {100*sink_cpu/hz/window:.0f} % | | | | |")
+print(f"| the sink | {sum(seen.values())} requests | {sink_cpu/hz:.1f} s | {100*sink_cpu/hz/window:.0f} % | | {1000*sink_cpu/hz/sum(seen.values()) if seen else float('nan'):.3f} ms | | |")
+if seen and sink_cpu:
+    print(f"\nCPU per firing, all replicas together: {total/len(seen)/(sink_cpu/hz/sum(seen.values())):.1f} × the sink's CPU per request received (the reference of this run)")
 if missing:
     ex = sorted(missing, key=lambda x: (x[1], x[0]))[:5]
     print("\nfirst missed: " + ", ".join(f"{j}@{dt.datetime.utcfromtimestamp(f/1000):%H:%M:%S}" for j, f in ex))
