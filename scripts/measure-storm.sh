@@ -3,7 +3,7 @@
 # exactly once, and how late does each request reach its receiver? (numbers go to
 # docs/performance.md, "Daemon storm").
 #
-# Usage: scripts/measure-storm.sh N [window-seconds=60] [replicas=3] [warm-up-seconds=20]
+# Usage: scripts/measure-storm.sh N [window-seconds=60] [replicas=3] [warm-up-seconds=40]
 # Env:   JSTACK=1 takes a thread dump of each replica in the middle of the window (with KEEP=1);
 #        REDIS_URL (default redis://127.0.0.1:6379/0), OUT (default target/measure/storm.md,
 #        a section is appended per run), STORM_JAVA_OPTS (added to each daemon's JVM options).
@@ -19,7 +19,7 @@ root=$(pwd)
 n=${1:?usage: scripts/measure-storm.sh N [window-seconds] [replicas] [warm-up-seconds]}
 window=${2:-60}
 replicas=${3:-3}
-warmup=${4:-20}
+warmup=${4:-40}
 redis_url=${REDIS_URL:-redis://127.0.0.1:6379/0}
 out=${OUT:-$root/target/measure/storm.md}
 for v in "$n" "$window" "$replicas" "$warmup"; do
