@@ -102,6 +102,13 @@ done
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; } # utime + stime, clock ticks
 sys() { awk '{print $15}' "/proc/$1/stat"; }        # stime alone
 hz=$(getconf CLK_TCK)
+# CPU ticks per kind of thread (the name without its number), utime+stime, of one process
+by_thread() {
+  for t in /proc/"$1"/task/*; do
+    awk '{c=$0; sub(/^[^(]*\(/, "", c); sub(/\).*/, "", c); gsub(/[0-9]+$/, "", c); gsub(/ /, "_", c);
+          n=split($0, f, ") "); split(f[n], g, " "); print c, g[12] + g[13]}' "$t/stat" 2>/dev/null
+  done | awk '{a[$1]+=$2} END {for (k in a) print k, a[k]}'
+}
 sleep "$warmup"
 # the window starts at the next whole second
 now_ms=$(date +%s%3N)
@@ -111,6 +118,7 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu_start=(); for p in "${pids[@]}"; do cpu_start+=("$(cpu "$p")"); done
 sys_start=(); for p in "${pids[@]}"; do sys_start+=("$(sys "$p")"); done
 sink_cpu_start=$(cpu "$sink_pid")
+by_thread "${pids[0]}" > "$work/threads.start"
 if [ "${JSTACK:-0}" = 1 ]; then # thread dumps of every replica in the middle of the window
   sleep "$(( window / 2 ))"
   for r in "${!nodes[@]}"; do jstack "${pids[$r]}" > "$work/${nodes[$r]}.jstack" 2>&1 || true; done
@@ -128,6 +136,7 @@ done
 cpu_end=(); for p in "${pids[@]}"; do cpu_end+=("$(cpu "$p")"); done
 sys_end=(); for p in "${pids[@]}"; do sys_end+=("$(sys "$p")"); done
 sink_cpu_end=$(cpu "$sink_pid")
+by_thread "${pids[0]}" > "$work/threads.end"
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 lines_window=(); for node in "${nodes[@]}"; do lines_window+=("$(wc -l < "$work/$node.log")"); done
 threads=(); for p in "${pids[@]}"; do threads+=("$(ls "/proc/$p/task" | wc -l)"); done
@@ -207,6 +216,14 @@ print(f"| all replicas | {len(seen)} | {total:.1f} s | {100*total/window:.0f} % 
 print(f"| the sink | {sum(seen.values())} requests | {sink_cpu/hz:.1f} s | {100*sink_cpu/hz/window:.0f} % | | {1000*sink_cpu/hz/sum(seen.values()) if seen else float('nan'):.3f} ms | | |")
 if seen and sink_cpu:
     print(f"\nCPU per firing, all replicas together: {total/len(seen)/(sink_cpu/hz/sum(seen.values())):.1f} × the sink's CPU per request received (the reference of this run)")
+def ticks(f):
+    try: return {k: int(v) for k, v in (l.split() for l in open(os.path.join(work, f)))}
+    except (OSError, ValueError): return {}
+a, b = ticks('threads.start'), ticks('threads.end')
+kinds = sorted(((b[k] - a.get(k, 0)) / hz, k) for k in b if b[k] - a.get(k, 0) > 0)[::-1]
+if kinds:
+    print(f"\nCPU of {cpus[0].split(':')[0]} in the window by kind of thread (threads ended during the window not counted): "
+          + ", ".join(f"{k} {v:.1f} s" for v, k in kinds[:8]))
 if missing:
     ex = sorted(missing, key=lambda x: (x[1], x[0]))[:5]
     print("\nfirst missed: " + ", ".join(f"{j}@{dt.datetime.utcfromtimestamp(f/1000):%H:%M:%S}" for j, f in ex))
