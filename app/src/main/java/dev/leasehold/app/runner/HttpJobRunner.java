@@ -16,8 +16,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -48,23 +51,43 @@ public final class HttpJobRunner implements JobRunner {
   private final JobAction.Http http;
   private final HttpClient client;
 
+  /** The URL as logged and recorded: redacted once, not on every run. */
+  private final String shown;
+
   public HttpJobRunner(JobAction.Http http, HttpClient client) {
     this.http = http;
     this.client = client;
+    this.shown = Redaction.redactUrl(http.url().toString());
   }
 
-  /** A client shared by every HTTP job of the daemon; redirects are followed by the runner. */
+  /**
+   * A client shared by every HTTP job of the daemon; redirects are followed by the runner. Its
+   * callbacks (reading the bounded body, completing the answer) never block, so a few threads serve
+   * them all: the client's default, a pool that grows with the requests in flight, started hundreds
+   * of threads per daemon when a thousand jobs fired in the same second.
+   */
   public static HttpClient newClient() {
     return HttpClient.newBuilder()
         .connectTimeout(Duration.ofSeconds(10))
         .followRedirects(HttpClient.Redirect.NEVER)
+        .executor(callbackThreads())
         .build();
+  }
+
+  private static ExecutorService callbackThreads() {
+    AtomicInteger n = new AtomicInteger();
+    return Executors.newFixedThreadPool(
+        Math.max(2, Runtime.getRuntime().availableProcessors()),
+        r -> {
+          Thread t = new Thread(r, "leasehold-http-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   @Override
   public JobResult run(JobContext context) throws InterruptedException {
     long deadline = System.nanoTime() + http.timeout().toNanos();
-    String shown = Redaction.redactUrl(http.url().toString());
     URI url = http.url();
     String method = http.method();
     String body = http.body();
@@ -152,17 +175,26 @@ public final class HttpJobRunner implements JobRunner {
   private JobResult result(
       JobContext context, String shown, HttpResponse<BoundedBody.Text> response) {
     int status = response.statusCode();
+    boolean success = status >= 200 && status < 300;
     String body = response.body().text();
-    MDC.put("job", context.job());
-    try {
-      log.info("{} {} answered {}", http.method(), shown, status);
-      if (!body.isBlank()) {
-        log.debug("response body: {}", truncate(body));
+    // a 2xx answer at DEBUG: the execution line (INFO) already says "succeeded" and the history
+    // keeps the status; at a thousand firings a second a second INFO line per run is a cost
+    if (!success || log.isDebugEnabled()) {
+      MDC.put("job", context.job());
+      try {
+        if (success) {
+          log.debug("{} {} answered {}", http.method(), shown, status);
+        } else {
+          log.info("{} {} answered {}", http.method(), shown, status);
+        }
+        if (!body.isBlank()) {
+          log.debug("response body: {}", truncate(body));
+        }
+      } finally {
+        MDC.remove("job");
       }
-    } finally {
-      MDC.remove("job");
     }
-    if (status >= 200 && status < 300) {
+    if (success) {
       return new JobResult(Outcome.SUCCEEDED, status, null);
     }
     return new JobResult(Outcome.FAILED, status, "HTTP " + status + ": " + truncate(body));
