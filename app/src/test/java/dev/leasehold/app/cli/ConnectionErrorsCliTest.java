@@ -2,15 +2,25 @@ package dev.leasehold.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.util.ContextInitializer;
+import dev.leasehold.app.logging.LogSetup;
 import dev.leasehold.app.testing.CliHarness;
+import dev.leasehold.app.testing.Poll;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 /**
  * What {@code validate --connect} and {@code status} say when a store cannot be reached, for every
@@ -146,6 +156,59 @@ class ConnectionErrorsCliTest {
           cli.run("validate", "--connect", "--config", config(c).toString());
       assertThat(validate.code()).as(c.name() + ": " + validate.err()).isEqualTo(1);
       assertPlainLine(c, validate.err());
+    }
+  }
+
+  /**
+   * {@code run} does not end while the store is down: it logs a retry line per attempt carrying the
+   * same plain message, for a SQL server and a Redis server with nothing listening.
+   */
+  @Test
+  void runLogsTheSamePlainLineOnEveryRetry() throws Exception {
+    for (Case c : refused(closedPort(), closedPort(), closedPort())) {
+      if (!c.name().equals("mariadb") && !c.name().equals("redis")) {
+        continue;
+      }
+      String log = runLogUntilSecondRetry(config(c));
+      List<String> retries = log.lines().filter(l -> l.contains("is not reachable (")).toList();
+      assertThat(retries).as(c.name() + ": " + log).hasSizeGreaterThanOrEqualTo(2);
+      for (String line : retries) {
+        assertThat(line).contains("WARN", c.expected() + "); retrying in ");
+        for (String internal : INTERNALS) {
+          assertThat(line).as(c.name()).doesNotContain(internal);
+        }
+      }
+    }
+  }
+
+  private String runLogUntilSecondRetry(Path config) throws Exception {
+    PrintStream original = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    CliHarness harness = new CliHarness();
+    try {
+      LogSetup.configure(false, "INFO", true);
+      CompletableFuture<CliHarness.Result> run =
+          CompletableFuture.supplyAsync(() -> harness.run("run", "--config", config.toString()));
+      Poll.until(
+          "two retry lines",
+          Duration.ofSeconds(60),
+          () ->
+              run.isDone()
+                  || captured
+                          .toString(StandardCharsets.UTF_8)
+                          .lines()
+                          .filter(l -> l.contains("retrying in"))
+                          .count()
+                      >= 2);
+      harness.sendShutdown();
+      CliHarness.Result result = run.get(60, TimeUnit.SECONDS);
+      return captured.toString(StandardCharsets.UTF_8) + result.out() + result.err();
+    } finally {
+      System.setErr(original);
+      LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+      context.reset();
+      new ContextInitializer(context).autoConfig();
     }
   }
 
