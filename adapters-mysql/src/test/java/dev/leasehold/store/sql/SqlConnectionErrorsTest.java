@@ -8,6 +8,7 @@ import dev.leasehold.core.store.StoreSettings;
 import dev.leasehold.core.testing.ServerAvailability;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -101,6 +102,109 @@ class SqlConnectionErrorsTest {
         .isEqualTo(
             "SQL store: cannot connect to PostgreSQL at 127.0.0.1:5432: database does not exist");
     assertPlain(message, "any-pw-456");
+  }
+
+  /**
+   * The shared PostgreSQL trusts local logins, so a private server is started for this test: its
+   * own data directory, initialised with password authentication (scram-sha-256), run as the {@code
+   * postgres} user on a free port. The right password opens the store; a wrong one is an
+   * authentication failure.
+   */
+  @Test
+  void aWrongPasswordOnPostgresIsAnAuthenticationFailure() throws Exception {
+    Path bin = postgresBin();
+    boolean root = "root".equals(System.getProperty("user.name"));
+    if (bin == null || !root) {
+      String why = "a private PostgreSQL needs initdb and root (to run it as postgres)";
+      if (ServerAvailability.inCi()) {
+        org.junit.jupiter.api.Assertions.fail(why + " (CI=true)");
+      }
+      org.junit.jupiter.api.Assumptions.abort(why);
+    }
+    Path dir = Files.createTempDirectory("leasehold-pg-");
+    Path data = dir.resolve("data");
+    Path pwfile = dir.resolve("pw");
+    Files.writeString(pwfile, "right-pw-123\n");
+    var owner = dir.getFileSystem().getUserPrincipalLookupService();
+    for (Path p : List.of(dir, pwfile)) {
+      Files.setOwner(p, owner.lookupPrincipalByName("postgres"));
+    }
+    int port = freePort();
+    Process server = null;
+    try {
+      exec(
+          "runuser",
+          "-u",
+          "postgres",
+          "--",
+          bin.resolve("initdb").toString(),
+          "-D",
+          data.toString(),
+          "-U",
+          "lh_admin",
+          "--auth=scram-sha-256",
+          "--pwfile=" + pwfile);
+      server =
+          new ProcessBuilder(
+                  "runuser",
+                  "-u",
+                  "postgres",
+                  "--",
+                  bin.resolve("postgres").toString(),
+                  "-D",
+                  data.toString(),
+                  "-p",
+                  Integer.toString(port),
+                  "-k",
+                  dir.toString(),
+                  "-c",
+                  "listen_addresses=127.0.0.1")
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("server.log").toFile())
+              .start();
+      long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (!ServerAvailability.listening("127.0.0.1", port)) {
+        assertThat(server.isAlive()).as("private PostgreSQL running").isTrue();
+        assertThat(System.nanoTime()).as("private PostgreSQL listening").isLessThan(deadline);
+        Thread.sleep(100);
+      }
+      String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+      new SqlStoreFactory().open(settings("postgres", url, "lh_admin", "right-pw-123")).close();
+
+      String message = failure(settings("postgres", url, "lh_admin", "wrong-pw-456"));
+      assertThat(message)
+          .isEqualTo(
+              "SQL store: cannot connect to PostgreSQL at 127.0.0.1:"
+                  + port
+                  + ": authentication failed");
+      assertPlain(message, "wrong-pw-456");
+    } finally {
+      if (server != null) {
+        server.destroy();
+        server.waitFor();
+      }
+      exec("rm", "-rf", dir.toString());
+    }
+  }
+
+  private static Path postgresBin() throws IOException {
+    Path lib = Path.of("/usr/lib/postgresql");
+    if (!Files.isDirectory(lib)) {
+      return null;
+    }
+    try (var versions = Files.list(lib)) {
+      return versions
+          .map(v -> v.resolve("bin"))
+          .filter(b -> Files.isExecutable(b.resolve("initdb")))
+          .findFirst()
+          .orElse(null);
+    }
+  }
+
+  private static void exec(String... command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as(String.join(" ", command) + ": " + out).isZero();
   }
 
   @Test
