@@ -42,7 +42,10 @@ final class ZooKeeperSession implements AutoCloseable {
   private final String description;
   private final String connectString;
 
-  /** How long the first wait for a session lasts before the servers are asked why it is late. */
+  /**
+   * How long the first wait for a session lasts (at most half the command timeout) before the
+   * servers are asked why it is late.
+   */
   private static final Duration FIRST_WAIT = Duration.ofMillis(500);
 
   private static final String TIMED_OUT = "no session";
@@ -80,14 +83,15 @@ final class ZooKeeperSession implements AutoCloseable {
   /** The handle of the current session, once connected (at most the command timeout). */
   ZooKeeper zk() {
     try {
-      long first = Math.min(timeout.toMillis(), FIRST_WAIT.toMillis());
+      long deadline = System.nanoTime() + timeout.toNanos();
+      long first = Math.min(timeout.toMillis() / 2, FIRST_WAIT.toMillis());
       if (!curator.blockUntilConnected((int) first, TimeUnit.MILLISECONDS)) {
-        // Curator only says "not connected": ask each server ourselves, once, why
-        List<String> reasons = probe();
+        // Curator only says "not connected": ask each server ourselves, once, why; within the
+        // command timeout
+        List<String> reasons = probe(deadline);
         boolean noneListens = reasons.stream().noneMatch(r -> r.endsWith(": " + TIMED_OUT));
-        if (noneListens
-            || !curator.blockUntilConnected(
-                (int) (timeout.toMillis() - first), TimeUnit.MILLISECONDS)) {
+        long left = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+        if (noneListens || !curator.blockUntilConnected((int) left, TimeUnit.MILLISECONDS)) {
           throw new StoreUnreachableException(
               "ZooKeeper store: cannot connect to ZooKeeper at "
                   + (noneListens
@@ -110,18 +114,22 @@ final class ZooKeeperSession implements AutoCloseable {
   /**
    * Each server of the connect string and why a TCP connection to it fails now ("connection
    * refused", "unknown host"), or {@value #TIMED_OUT} when it accepts one (then the session itself
-   * is what does not come up) or does not answer within a second.
+   * is what does not come up) or does not answer within its share of what is left of the command
+   * timeout (at most a second).
    */
-  private List<String> probe() {
+  private List<String> probe(long deadline) {
     List<String> out = new ArrayList<>();
-    for (String server : connectString.split(",")) {
+    String[] servers = connectString.split(",");
+    for (String server : servers) {
+      long left = (deadline - System.nanoTime()) / 1_000_000;
+      int wait = (int) Math.max(50, Math.min(1000, left / servers.length));
       String hostPort = server.strip();
       int colon = hostPort.lastIndexOf(':');
       String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
       int port = colon < 0 ? 2181 : Integer.parseInt(hostPort.substring(colon + 1));
       String reason;
       try (Socket socket = new Socket()) {
-        socket.connect(new InetSocketAddress(host, port), 1000);
+        socket.connect(new InetSocketAddress(host, port), wait);
         reason = TIMED_OUT;
       } catch (IOException e) {
         String plain = ConnectFailures.reason(e, Duration.ofSeconds(1));
