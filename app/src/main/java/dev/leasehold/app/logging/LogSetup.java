@@ -74,6 +74,9 @@ public final class LogSetup {
         }) {
       context.getLogger(quiet).setLevel(Level.WARN);
     }
+    // ZooKeeper's client logs a WARN with a stack trace for every failed connection attempt (about
+    // one a second while the ensemble is down); the store's own one-line error says the same
+    context.getLogger("org.apache.zookeeper.ClientCnxn").setLevel(Level.ERROR);
   }
 
   private static Encoder<ILoggingEvent> encoder(LoggerContext context, boolean json) {
