@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.StoreUnreachableException;
+import dev.leasehold.core.store.ConnectFailures;
 import dev.leasehold.core.store.Redaction;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -13,6 +15,7 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -124,7 +127,8 @@ final class EtcdClient {
 
   private JsonNode send(String path, ObjectNode body, boolean withToken) {
     int start = current.get();
-    ConnectException refused = null;
+    IOException refused = null;
+    List<String> reasons = new ArrayList<>();
     for (int i = 0; i < endpoints.size(); i++) {
       int index = (start + i) % endpoints.size();
       URI endpoint = endpoints.get(index);
@@ -142,7 +146,12 @@ final class EtcdClient {
         response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
       } catch (ConnectException | HttpConnectTimeoutException e) {
         // never reached the member: another one may take the same request safely
-        refused = e instanceof ConnectException c ? c : new ConnectException(e.getMessage());
+        refused = e;
+        String reason = ConnectFailures.reason(e, timeout);
+        reasons.add(
+            ConnectFailures.hostPort(endpoint.getHost(), endpoint.getPort())
+                + ": "
+                + (reason == null ? "connection failed" : reason));
         current.compareAndSet(index, (index + 1) % endpoints.size());
         log.debug("etcd member {} refused the connection", redacted(endpoint));
         continue;
@@ -156,10 +165,8 @@ final class EtcdClient {
       }
       return answer(endpoint, path, response);
     }
-    throw new LeaseStoreException(
-        "no etcd member accepts connections: "
-            + endpoints.stream().map(EtcdClient::redacted).toList(),
-        refused);
+    throw new StoreUnreachableException(
+        "etcd store: cannot connect to etcd at " + String.join("; ", reasons), refused);
   }
 
   private JsonNode answer(URI endpoint, String path, HttpResponse<String> response) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
@@ -123,8 +124,9 @@ class EtcdStoreFactoryTest {
     }
     try (StoreBackend backend = factory.open(members("http://127.0.0.1:" + port))) {
       assertThatThrownBy(backend::ping)
-          .isInstanceOf(LeaseStoreException.class)
-          .hasMessageContaining("no etcd member accepts connections");
+          .isInstanceOf(StoreUnreachableException.class)
+          .hasMessage(
+              "etcd store: cannot connect to etcd at 127.0.0.1:" + port + ": connection refused");
       assertThatThrownBy(() -> backend.leaseStore().inspect("some-job"))
           .isInstanceOf(LeaseStoreException.class);
     }

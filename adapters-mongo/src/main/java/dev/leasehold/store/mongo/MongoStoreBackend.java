@@ -4,12 +4,20 @@ import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
+import com.mongodb.connection.ServerDescription;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.StoreUnreachableException;
+import dev.leasehold.core.store.ConnectFailures;
 import dev.leasehold.core.store.StoreBackend;
+import java.time.Duration;
 import java.util.Date;
+import java.util.List;
+import java.util.Objects;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.bson.Document;
 
 /**
@@ -22,8 +30,10 @@ final class MongoStoreBackend implements StoreBackend {
   private final MongoDatabase database;
   private final MongoLeaseStore leases;
   private final MongoExecutionLog executions;
+  private final Duration commandTimeout;
 
   MongoStoreBackend(MongoStoreConfig config) {
+    this.commandTimeout = config.commandTimeout();
     this.client =
         MongoErrors.call("client creation", () -> MongoClients.create(config.clientSettings()));
     this.database = client.getDatabase(config.database());
@@ -79,7 +89,57 @@ final class MongoStoreBackend implements StoreBackend {
 
   @Override
   public void ping() {
+    awaitAServer();
     MongoErrors.call("ping", () -> database.runCommand(new Document("ping", 1)));
+  }
+
+  /**
+   * Waits (at most the command timeout) until the driver has reached a server, and fails at once,
+   * naming each server and why, when it has tried every one and reached none: a refused connection
+   * or an unknown host is then reported without waiting out the server selection timeout, and
+   * without the driver's description of its cluster state.
+   */
+  private void awaitAServer() {
+    long deadline = System.nanoTime() + commandTimeout.toNanos();
+    while (true) {
+      List<ServerDescription> servers = client.getClusterDescription().getServerDescriptions();
+      if (servers.stream().anyMatch(ServerDescription::isOk)) {
+        return;
+      }
+      boolean allFailed =
+          !servers.isEmpty() && servers.stream().allMatch(d -> d.getException() != null);
+      if (allFailed || System.nanoTime() > deadline) {
+        String where =
+            servers.stream()
+                .map(
+                    d -> {
+                      String reason =
+                          d.getException() == null
+                              ? ConnectFailures.timedOut(commandTimeout)
+                              : ConnectFailures.reason(d.getException(), commandTimeout);
+                      return d.getAddress().getHost()
+                          + ":"
+                          + d.getAddress().getPort()
+                          + ": "
+                          + (reason == null ? "connection failed" : reason);
+                    })
+                .collect(Collectors.joining("; "));
+        throw new StoreUnreachableException(
+            "MongoDB store: cannot connect to MongoDB at "
+                + (where.isEmpty() ? ConnectFailures.timedOut(commandTimeout) : where),
+            servers.stream()
+                .map(ServerDescription::getException)
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElse(null));
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new LeaseStoreException("interrupted while connecting to MongoDB", e);
+      }
+    }
   }
 
   @Override

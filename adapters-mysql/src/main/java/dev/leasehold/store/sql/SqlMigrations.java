@@ -39,6 +39,15 @@ final class SqlMigrations {
    */
   static boolean isCurrent(DataSource dataSource) {
     try (Connection c = dataSource.getConnection()) {
+      return isCurrent(c);
+    } catch (SQLException e) {
+      throw new LeaseStoreException("SQL store: cannot connect: " + e.getMessage(), e);
+    }
+  }
+
+  /** {@link #isCurrent(DataSource)} on a connection the caller holds (and closes). */
+  static boolean isCurrent(Connection c) {
+    try {
       String q = c.getMetaData().getIdentifierQuoteString();
       try (PreparedStatement ps =
           c.prepareStatement(
@@ -49,12 +58,10 @@ final class SqlMigrations {
         try (ResultSet rs = ps.executeQuery()) {
           return rs.next() && rs.getLong(1) == 1;
         }
-      } catch (SQLException e) {
-        log.debug("schema not known to be current, migrating: {}", e.getMessage());
-        return false;
       }
     } catch (SQLException e) {
-      throw new LeaseStoreException("SQL store: cannot connect: " + e.getMessage(), e);
+      log.debug("schema not known to be current, migrating: {}", e.getMessage());
+      return false;
     }
   }
 
@@ -62,14 +69,10 @@ final class SqlMigrations {
    * Migrates to the latest version; a no-op when already there. Flyway serializes the migrations
    * themselves with a lock on the database, but two processes that both find no history table can
    * race to create it (the loser sees a half-made table); a failed attempt is therefore retried
-   * after a short pause, by when the winner has finished and there is nothing left to do.
+   * after a short pause, by when the winner has finished and there is nothing left to do. The
+   * caller has already connected once: an unreachable database was reported before this.
    */
   static void migrate(DataSource dataSource, SqlVendor vendor) {
-    try (Connection connection = dataSource.getConnection()) {
-      // an unreachable database fails at once, without the retries meant for racing migrations
-    } catch (SQLException e) {
-      throw new LeaseStoreException("SQL store: cannot connect: " + e.getMessage(), e);
-    }
     for (int attempt = 1; ; attempt++) {
       try {
         attempt(dataSource, vendor);

@@ -5,6 +5,7 @@ import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -14,8 +15,9 @@ import java.util.Set;
 /**
  * Opens the SQL store: {@code store.type} {@code h2} (the default, embedded, {@code store.url}
  * optional), {@code mysql}/{@code mariadb} (MariaDB driver) or {@code postgres}/{@code postgresql};
- * {@code store.url} is a JDBC URL. {@link #open} runs the migrations, then hands out one small pool
- * shared by the lease store and the execution log.
+ * {@code store.url} is a JDBC URL. {@link #open} connects once through the driver, checks the
+ * schema (migrating it when needed), then hands out one small pool shared by the lease store and
+ * the execution log.
  */
 public final class SqlStoreFactory implements StoreFactory {
   /**
@@ -33,8 +35,10 @@ public final class SqlStoreFactory implements StoreFactory {
   private static final Duration MIGRATION_TIMEOUT = Duration.ofSeconds(60);
 
   /**
-   * How long opening an H2 file may take: after a process died without closing it, H2 waits a few
-   * seconds until the stale {@code .lock.db} is old enough to take over.
+   * How long the first connection to an H2 file keeps trying while the file is locked: after a
+   * process died without closing it, or right after another process closed it, H2 refuses until the
+   * stale {@code .lock.db} is old enough to take over. Only the first connection waits this long;
+   * the pool's wait and H2's {@code LOCK_TIMEOUT} stay the command timeout.
    */
   private static final Duration H2_OPEN_TIMEOUT = Duration.ofSeconds(30);
 
@@ -99,31 +103,55 @@ public final class SqlStoreFactory implements StoreFactory {
     SqlVendor vendor = SqlVendor.forType(settings.type());
     String url = vendor.driverUrl(settings.url());
     Duration timeout = settings.commandTimeout();
-    Duration migrationRead = longer(timeout, MIGRATION_TIMEOUT);
-    Duration migrationConnect = vendor == SqlVendor.H2 ? longer(timeout, H2_OPEN_TIMEOUT) : timeout;
     if (vendor == SqlVendor.H2) {
       H2Files.prepare(url);
     }
-    try (HikariDataSource migration =
-        pool(vendor, url, settings, migrationConnect, migrationRead, 2, "migration")) {
-      // a current schema costs one query; Flyway loads only when it has work
-      if (!SqlMigrations.isCurrent(migration)) {
-        SqlMigrations.migrate(migration, vendor);
-      }
-    }
-    HikariDataSource pool =
-        pool(
+    // the first connection goes straight through the driver: a refused connection or a wrong
+    // password is reported at once with its real reason. It stays open until the pool has its
+    // own, so an H2 file is opened once per start (the pool's connections join the open database)
+    Duration lockWait = vendor == SqlVendor.H2 ? H2_OPEN_TIMEOUT : Duration.ZERO;
+    try (Connection first =
+        SqlConnections.open(
             vendor,
             url,
             settings,
+            SqlConnections.direct(vendor, url, settings, timeout, timeout),
             timeout,
-            timeout,
-            poolSize(settings),
-            vendor.name().toLowerCase(Locale.ROOT));
-    if (vendor == SqlVendor.H2) {
-      keepOpenAndRestrict(pool, url);
+            lockWait)) {
+      // a current schema costs one query; Flyway loads only when it has work
+      boolean current = SqlMigrations.isCurrent(first);
+      HikariDataSource pool =
+          pool(
+              vendor,
+              url,
+              settings,
+              timeout,
+              timeout,
+              poolSize(settings),
+              vendor.name().toLowerCase(Locale.ROOT));
+      try {
+        if (!current) {
+          // H2 migrates in the database this process has open; a server gets its own connections
+          // with a read timeout long enough to wait for another process's migration lock
+          SqlMigrations.migrate(
+              vendor == SqlVendor.H2
+                  ? pool
+                  : SqlConnections.direct(
+                      vendor, url, settings, timeout, longer(timeout, MIGRATION_TIMEOUT)),
+              vendor);
+        }
+        if (vendor == SqlVendor.H2) {
+          keepOpenAndRestrict(pool, url);
+        }
+      } catch (RuntimeException e) {
+        pool.close();
+        throw e;
+      }
+      return new SqlStoreBackend(pool, vendor);
+    } catch (SQLException e) {
+      // closing the first connection failed: the store is usable, but say so rather than hide it
+      throw SqlSupport.failure("open", new IllegalStateException(e.getMessage(), e));
     }
-    return new SqlStoreBackend(pool, vendor);
   }
 
   /** The configured pool size, {@link #POOL_SIZE} when not set, 0 when not a valid size. */
@@ -141,9 +169,8 @@ public final class SqlStoreFactory implements StoreFactory {
   }
 
   /**
-   * The migration pool's close closed the H2 database (and deleted its lock file); the first
-   * connection of the store's pool opens it again and H2 writes a new lock file and key: restrict
-   * them now rather than whenever the pool happens to connect.
+   * The pool's first connection joins the database the first connection opened, and keeps it open
+   * once that one is closed; H2 has written its lock file and key by now: restrict them.
    */
   private static void keepOpenAndRestrict(HikariDataSource pool, String url) {
     try {

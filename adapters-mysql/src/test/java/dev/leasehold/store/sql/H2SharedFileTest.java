@@ -43,7 +43,7 @@ class H2SharedFileTest {
     try (StoreBackend backend = new SqlStoreFactory().open(StoreSettings.of("h2", url))) {
       backend.leaseStore().acquire("held-by-parent", "parent", TTL).orElseThrow();
       assertThat(runSecondProcess(url, "held-by-parent", "taken-by-child"))
-          .containsExactly("error=LeaseStoreException");
+          .containsExactly("error=StoreUnreachableException");
     }
   }
 

@@ -1,9 +1,12 @@
 package dev.leasehold.store.redis;
 
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.StoreUnreachableException;
+import dev.leasehold.core.store.ConnectFailures;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
@@ -344,6 +347,9 @@ final class RedisNode implements AutoCloseable {
     if (cause instanceof LeaseStoreException known) {
       return known;
     }
+    if (cause instanceof RedisConnectionException) {
+      return unreachable(cause);
+    }
     String reason =
         cause instanceof TimeoutException
             ? "no answer within " + timeout.toMillis() + " ms"
@@ -355,6 +361,25 @@ final class RedisNode implements AutoCloseable {
                         + " (this server does not run Leasehold's scripts as Redis does)"
                     : cause.getClass().getSimpleName() + ": " + cause.getMessage();
     return new LeaseStoreException("Redis " + address + ": " + what + " failed: " + reason, cause);
+  }
+
+  /**
+   * The connection could not be made: which server, and why in plain words (Lettuce's own message
+   * names the address as Netty prints it, {@code 127.0.0.1/<unresolved>:6379}).
+   */
+  private StoreUnreachableException unreachable(Throwable cause) {
+    String reason = ConnectFailures.reason(cause, timeout);
+    if (reason == null) {
+      reason = cause.getMessage() == null ? "connection failed" : cause.getMessage();
+      reason = reason.replace("/<unresolved>", "");
+    }
+    return new StoreUnreachableException(
+        "Redis store: cannot connect to Redis "
+            + (sentinel || cluster ? "" : "at ")
+            + address
+            + ": "
+            + reason,
+        cause);
   }
 
   static Throwable unwrap(Throwable e) {

@@ -3,8 +3,11 @@ package dev.leasehold.store.redis;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.StoreBackend;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /** Leases and history on the same Redis node(s); closing it closes the connections. */
 final class RedisStoreBackend implements StoreBackend {
@@ -30,24 +33,41 @@ final class RedisStoreBackend implements StoreBackend {
     return executionLog;
   }
 
-  /** PING on every node; fails unless a majority (the one node, for plain Redis) answers. */
+  /**
+   * PING on every node; fails unless a majority (the one node, for plain Redis) answers. When the
+   * nodes that failed could not be connected to at all, the failure says which and why, one line.
+   */
   @Override
   public void ping() {
     int answered = 0;
-    LeaseStoreException last = null;
+    List<LeaseStoreException> failures = new ArrayList<>();
     for (RedisNode node : nodes) {
       try {
         node.ping();
         answered++;
       } catch (LeaseStoreException e) {
-        last = e;
+        failures.add(e);
       }
     }
-    if (answered < needed) {
-      throw new LeaseStoreException(
-          answered + " of " + nodes.size() + " Redis nodes answered PING, " + needed + " needed",
-          last);
+    if (answered >= needed) {
+      return;
     }
+    if (nodes.size() == 1) {
+      throw failures.get(0);
+    }
+    String summary =
+        answered + " of " + nodes.size() + " Redis nodes answered PING, " + needed + " needed";
+    if (failures.stream().allMatch(StoreUnreachableException.class::isInstance)) {
+      throw new StoreUnreachableException(
+          "Redlock store: "
+              + summary
+              + "; "
+              + failures.stream()
+                  .map(e -> e.getMessage().replace("Redis store: cannot connect to Redis at ", ""))
+                  .collect(Collectors.joining("; ")),
+          failures.get(failures.size() - 1));
+    }
+    throw new LeaseStoreException(summary, failures.get(failures.size() - 1));
   }
 
   @Override

@@ -107,6 +107,11 @@ class RedisAclTest {
       assertThatThrownBy(() -> backend.leaseStore().acquire("acl-job", "n", Duration.ofSeconds(5)))
           .isInstanceOf(LeaseStoreException.class)
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("wrong-pw"));
+      assertThatThrownBy(backend::ping)
+          .isInstanceOf(dev.leasehold.core.lease.StoreUnreachableException.class)
+          .hasMessageStartingWith("Redis store: cannot connect to Redis at 127.0.0.1:")
+          .hasMessageEndingWith(": authentication failed")
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("wrong-pw"));
     }
   }
 }

@@ -241,8 +241,11 @@ class RedisStoreFactoryTest {
     }
     try (StoreBackend backend = factory.open(redis("redis://127.0.0.1:" + port))) {
       assertThatThrownBy(backend::ping)
-          .isInstanceOf(LeaseStoreException.class)
-          .hasMessageContaining("PING");
+          .isInstanceOf(dev.leasehold.core.lease.StoreUnreachableException.class)
+          .hasMessage(
+              "Redis store: cannot connect to Redis at 127.0.0.1:"
+                  + port
+                  + "/0: connection refused");
       assertThatThrownBy(() -> backend.leaseStore().acquire("x", "node-a", Duration.ofSeconds(1)))
           .isInstanceOf(LeaseStoreException.class)
           .hasMessageContaining("127.0.0.1:" + port);

@@ -1,8 +1,14 @@
 package dev.leasehold.store.zookeeper;
 
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.StoreUnreachableException;
+import dev.leasehold.core.store.ConnectFailures;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -34,6 +40,15 @@ final class ZooKeeperSession implements AutoCloseable {
   private final Duration timeout;
   private final List<ACL> acl;
   private final String description;
+  private final String connectString;
+
+  /**
+   * How long the first wait for a session lasts (at most half the command timeout) before the
+   * servers are asked why it is late.
+   */
+  private static final Duration FIRST_WAIT = Duration.ofMillis(500);
+
+  private static final String TIMED_OUT = "no session";
 
   ZooKeeperSession(
       String connectString,
@@ -57,6 +72,7 @@ final class ZooKeeperSession implements AutoCloseable {
     this.curator = builder.build();
     this.timeout = timeout;
     this.description = description;
+    this.connectString = connectString;
     curator.start();
   }
 
@@ -67,8 +83,22 @@ final class ZooKeeperSession implements AutoCloseable {
   /** The handle of the current session, once connected (at most the command timeout). */
   ZooKeeper zk() {
     try {
-      if (!curator.blockUntilConnected((int) timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new LeaseStoreException("ZooKeeper " + description + " not connected");
+      long deadline = System.nanoTime() + timeout.toNanos();
+      long first = Math.min(timeout.toMillis() / 2, FIRST_WAIT.toMillis());
+      if (!curator.blockUntilConnected((int) first, TimeUnit.MILLISECONDS)) {
+        // Curator only says "not connected": ask each server ourselves, once, why; within the
+        // command timeout
+        List<String> reasons = probe(deadline);
+        boolean noneListens = reasons.stream().noneMatch(r -> r.endsWith(": " + TIMED_OUT));
+        long left = Math.max(0, (deadline - System.nanoTime()) / 1_000_000);
+        if (noneListens || !curator.blockUntilConnected((int) left, TimeUnit.MILLISECONDS)) {
+          throw new StoreUnreachableException(
+              "ZooKeeper store: cannot connect to ZooKeeper at "
+                  + (noneListens
+                      ? String.join("; ", reasons)
+                      : connectString + ": " + ConnectFailures.timedOut(timeout)),
+              null);
+        }
       }
       return curator.getZookeeperClient().getZooKeeper();
     } catch (InterruptedException e) {
@@ -79,6 +109,35 @@ final class ZooKeeperSession implements AutoCloseable {
     } catch (Exception e) {
       throw new LeaseStoreException("ZooKeeper " + description + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Each server of the connect string and why a TCP connection to it fails now ("connection
+   * refused", "unknown host"), or {@value #TIMED_OUT} when it accepts one (then the session itself
+   * is what does not come up) or does not answer within its share of what is left of the command
+   * timeout (at most a second).
+   */
+  private List<String> probe(long deadline) {
+    List<String> out = new ArrayList<>();
+    String[] servers = connectString.split(",");
+    for (String server : servers) {
+      long left = (deadline - System.nanoTime()) / 1_000_000;
+      int wait = (int) Math.max(50, Math.min(1000, left / servers.length));
+      String hostPort = server.strip();
+      int colon = hostPort.lastIndexOf(':');
+      String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+      int port = colon < 0 ? 2181 : Integer.parseInt(hostPort.substring(colon + 1));
+      String reason;
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress(host, port), wait);
+        reason = TIMED_OUT;
+      } catch (IOException e) {
+        String plain = ConnectFailures.reason(e, Duration.ofSeconds(1));
+        reason = plain == null || plain.startsWith("timed out") ? TIMED_OUT : plain;
+      }
+      out.add(ConnectFailures.hostPort(host, port) + ": " + reason);
+    }
+    return out;
   }
 
   /** The session timeout the ensemble granted (within its min and max session timeouts). */

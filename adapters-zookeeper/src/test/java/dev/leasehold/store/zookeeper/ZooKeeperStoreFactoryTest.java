@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
@@ -136,8 +137,11 @@ class ZooKeeperStoreFactoryTest {
             Map.of());
     try (StoreBackend backend = factory.open(settings)) {
       assertThatThrownBy(backend::ping)
-          .isInstanceOf(LeaseStoreException.class)
-          .hasMessageContaining("not connected");
+          .isInstanceOf(StoreUnreachableException.class)
+          .hasMessage(
+              "ZooKeeper store: cannot connect to ZooKeeper at 127.0.0.1:"
+                  + port
+                  + ": connection refused");
       assertThatThrownBy(() -> backend.leaseStore().inspect("some-job"))
           .isInstanceOf(LeaseStoreException.class);
     }

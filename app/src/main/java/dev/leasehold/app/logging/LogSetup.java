@@ -46,7 +46,9 @@ public final class LogSetup {
 
   /** The console appender and levels, on a context that has nothing configured. */
   static void apply(LoggerContext context, boolean json, String level, boolean toStderr) {
-    ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
+    // one synchronous appender that stamps, encodes and writes each line under one lock: lines of
+    // different threads come out in time order
+    ConsoleAppender<ILoggingEvent> console = new OrderedConsoleAppender();
     console.setContext(context);
     console.setName("console");
     console.setTarget(toStderr ? "System.err" : "System.out");
@@ -72,6 +74,9 @@ public final class LogSetup {
         }) {
       context.getLogger(quiet).setLevel(Level.WARN);
     }
+    // ZooKeeper's client logs a WARN with a stack trace for every failed connection attempt (about
+    // one a second while the ensemble is down); the store's own one-line error says the same
+    context.getLogger("org.apache.zookeeper.ClientCnxn").setLevel(Level.ERROR);
   }
 
   private static Encoder<ILoggingEvent> encoder(LoggerContext context, boolean json) {

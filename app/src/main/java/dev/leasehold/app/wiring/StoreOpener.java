@@ -1,6 +1,7 @@
 package dev.leasehold.app.wiring;
 
 import dev.leasehold.core.lease.IncompatibleStoreException;
+import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
@@ -102,7 +103,11 @@ public final class StoreOpener {
     return settings.type() + " " + where;
   }
 
-  /** One line about a failure, without a stack trace and without secrets. */
+  /**
+   * One line about a failure, without a stack trace and without secrets: the messages of the
+   * exception and up to two of its causes, ending at a {@link StoreUnreachableException} (which
+   * names the store, its host and port and the plain cause).
+   */
   public static String summary(Throwable e) {
     StringBuilder out = new StringBuilder();
     Throwable t = e;
@@ -111,6 +116,10 @@ public final class StoreOpener {
       message = Redaction.scrub(message.lines().findFirst().orElse("").strip());
       if (out.indexOf(message) < 0) {
         out.append(out.length() == 0 ? "" : ": ").append(message);
+      }
+      if (t instanceof StoreUnreachableException) {
+        // its message is complete: the driver's wording of the cause adds only its internals
+        break;
       }
     }
     return out.toString();

@@ -7,6 +7,18 @@ import ch.qos.logback.classic.util.ContextInitializer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -69,5 +81,64 @@ class LogSetupTest {
             "\"fence\":42",
             "\"outcome\":\"succeeded\"")
         .doesNotContain("sequenceNumber", "{}");
+  }
+
+  /**
+   * Many threads logging at once: every line's time is no earlier than the line before it, in the
+   * text format and in JSON. (With Logback's own console appender, which stamps an event before
+   * taking the write lock, this sees lines out of order.)
+   */
+  @Test
+  void linesOfManyThreadsComeOutInTimeOrder() throws Exception {
+    for (boolean json : new boolean[] {false, true}) {
+      captured.reset();
+      System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+      LogSetup.configure(json, "INFO", false);
+      Logger log = LoggerFactory.getLogger("leasehold.order");
+      int threads = 8;
+      int lines = 3000;
+      CountDownLatch go = new CountDownLatch(1);
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      List<Future<?>> done = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int thread = t;
+        done.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  for (int i = 0; i < lines; i++) {
+                    log.info("thread {} line {}", thread, i);
+                  }
+                  return null;
+                }));
+      }
+      go.countDown();
+      for (Future<?> f : done) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+      pool.shutdown();
+
+      List<String> out = captured.toString(StandardCharsets.UTF_8).lines().toList();
+      assertThat(out).as("json=%s", json).hasSize(threads * lines);
+      Instant previous = Instant.MIN;
+      for (int n = 0; n < out.size(); n++) {
+        Instant time = time(out.get(n), json);
+        assertThat(time)
+            .as("json=%s, line %d after %s: %s", json, n, previous, out.get(n))
+            .isAfterOrEqualTo(previous);
+        previous = time;
+      }
+    }
+  }
+
+  private static Instant time(String line, boolean json) {
+    if (json) {
+      Matcher m = Pattern.compile("\"time\":\"([^\"]+)\"").matcher(line);
+      assertThat(m.find()).as(line).isTrue();
+      return Instant.parse(m.group(1));
+    }
+    return LocalDateTime.parse(line.substring(0, 23).replace(' ', 'T'))
+        .atZone(ZoneId.systemDefault())
+        .toInstant();
   }
 }

@@ -1,0 +1,185 @@
+package dev.leasehold.store.sql;
+
+import com.zaxxer.hikari.util.DriverDataSource;
+import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.StoreUnreachableException;
+import dev.leasehold.core.store.ConnectFailures;
+import dev.leasehold.core.store.Redaction;
+import dev.leasehold.core.store.StoreSettings;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * Connections made straight through the driver, outside any pool: the store's first connection (so
+ * a refused connection is reported at once, with the driver's own reason, instead of after the
+ * pool's wait) and the migration's. A failed connection becomes one plain line: which database,
+ * which host and port (or H2 file), and why.
+ */
+final class SqlConnections {
+  /**
+   * H2 error codes that mean another process has the file, or had it until a moment ago: database
+   * already open (90020), lock file recently modified (8000, while a stale lock ages), and the
+   * sharing process's server not answering (90067).
+   */
+  private static final Set<Integer> H2_LOCKED = Set.of(90020, 8000, 90067);
+
+  private static final Duration H2_LOCK_RETRY = Duration.ofMillis(200);
+
+  private static final Pattern NETWORK_URL =
+      Pattern.compile(
+          "^jdbc:[a-z0-9]+:(?:[a-z]+:)?//(?:[^@/]*@)?([^/?;,]+)", Pattern.CASE_INSENSITIVE);
+
+  private SqlConnections() {}
+
+  /** A data source that opens a new driver connection on each call, with the given timeouts. */
+  static DataSource direct(
+      SqlVendor vendor, String url, StoreSettings settings, Duration connect, Duration read) {
+    return new DriverDataSource(
+        url,
+        vendor.driverClass,
+        vendor.timeoutProperties(connect, read),
+        settings.username(),
+        settings.password());
+  }
+
+  /**
+   * Opens one connection through {@code source}. For an H2 file that another process holds (or just
+   * released, while H2 lets its stale lock age), tries again until {@code lockWait} has passed; any
+   * other failure is reported at once.
+   *
+   * @throws StoreUnreachableException naming the database, where it is and why it failed
+   */
+  static Connection open(
+      SqlVendor vendor,
+      String url,
+      StoreSettings settings,
+      DataSource source,
+      Duration connectTimeout,
+      Duration lockWait) {
+    long deadline = System.nanoTime() + lockWait.toNanos();
+    while (true) {
+      try {
+        return source.getConnection();
+      } catch (SQLException e) {
+        if (vendor != SqlVendor.H2 || !locked(e) || System.nanoTime() > deadline) {
+          throw unreachable(vendor, url, settings, e, connectTimeout, lockWait);
+        }
+      }
+      try {
+        Thread.sleep(H2_LOCK_RETRY.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new LeaseStoreException("SQL store: interrupted while opening " + where(vendor, url));
+      }
+    }
+  }
+
+  /** The one-line failure for a connection that could not be made. */
+  static StoreUnreachableException unreachable(
+      SqlVendor vendor,
+      String url,
+      StoreSettings settings,
+      SQLException e,
+      Duration connectTimeout,
+      Duration lockWait) {
+    String reason = reason(vendor, e, connectTimeout, lockWait);
+    String what =
+        vendor == SqlVendor.H2 && H2Files.databasePath(url) != null
+            ? "cannot open H2 file " + where(vendor, url)
+            : "cannot connect to " + name(vendor) + " at " + where(vendor, url);
+    String line = "SQL store: " + what + ": " + reason;
+    String password = settings.password();
+    if (password != null && !password.isEmpty()) {
+      line = line.replace(password, "***");
+    }
+    return new StoreUnreachableException(Redaction.scrub(line), e);
+  }
+
+  private static String reason(
+      SqlVendor vendor, SQLException e, Duration connectTimeout, Duration lockWait) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s) {
+        String state = s.getSQLState() == null ? "" : s.getSQLState();
+        if (state.startsWith("28") || s.getErrorCode() == 1045 || s.getErrorCode() == 28000) {
+          return "authentication failed";
+        }
+        if (state.equals("3D000") || s.getErrorCode() == 1049) {
+          return "database does not exist";
+        }
+        if (vendor == SqlVendor.H2 && H2_LOCKED.contains(s.getErrorCode())) {
+          return "database file locked by another process (waited "
+              + ConnectFailures.timedOut(lockWait).substring("timed out after ".length())
+              + ")";
+        }
+      }
+    }
+    String plain = ConnectFailures.reason(e, connectTimeout);
+    if (plain != null) {
+      return plain;
+    }
+    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return message.lines().findFirst().orElse("").strip();
+  }
+
+  private static boolean locked(SQLException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s && H2_LOCKED.contains(s.getErrorCode())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** MariaDB, PostgreSQL or H2, as messages name them. */
+  static String name(SqlVendor vendor) {
+    return switch (vendor) {
+      case MYSQL, MARIADB -> "MariaDB/MySQL";
+      case POSTGRES -> "PostgreSQL";
+      case H2 -> "H2";
+    };
+  }
+
+  /**
+   * Where the database is: {@code host:port} of a network URL (the driver's default port when the
+   * URL names none), the absolute path of an H2 file, or the URL without its secrets.
+   */
+  static String where(SqlVendor vendor, String url) {
+    if (vendor == SqlVendor.H2) {
+      Path file = H2Files.databasePath(url);
+      if (file != null) {
+        return file.toString();
+      }
+    }
+    Matcher m = NETWORK_URL.matcher(url);
+    if (!m.find()) {
+      return Redaction.redactUrl(url.split(";", 2)[0]);
+    }
+    String hosts = m.group(1);
+    int defaultPort =
+        switch (vendor) {
+          case MYSQL, MARIADB -> 3306;
+          case POSTGRES -> 5432;
+          case H2 -> 9092;
+        };
+    StringBuilder out = new StringBuilder();
+    // MariaDB and PostgreSQL take several comma-separated hosts; the pattern stops at the first
+    for (String host : hosts.split(",")) {
+      out.append(out.length() == 0 ? "" : ",").append(withPort(host.strip(), defaultPort));
+    }
+    return out.toString().toLowerCase(Locale.ROOT);
+  }
+
+  private static String withPort(String host, int defaultPort) {
+    if (host.startsWith("[")) {
+      return host.contains("]:") ? host : host + ":" + defaultPort;
+    }
+    return host.contains(":") ? host : host + ":" + defaultPort;
+  }
+}
