@@ -17,7 +17,6 @@ import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
-import dev.leasehold.core.lease.LeaseStoreException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -78,8 +77,7 @@ public final class SqlExecutionLog implements ExecutionLog {
       ps.setString(10, r.detail());
       ps.executeUpdate();
     } catch (SQLException e) {
-      throw new LeaseStoreException(
-          "SQL store: recording an execution of " + r.job() + " failed: " + e.getMessage(), e);
+      throw SqlSupport.failure("recording an execution of " + r.job(), e);
     }
   }
 

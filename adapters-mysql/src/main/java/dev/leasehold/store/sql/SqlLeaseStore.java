@@ -267,7 +267,7 @@ public final class SqlLeaseStore implements LeaseStore {
   }
 
   private static LeaseStoreException failure(String what, SQLException e) {
-    return new LeaseStoreException("SQL store: " + what + " failed: " + e.getMessage(), e);
+    return SqlSupport.failure(what, e);
   }
 
   @Override

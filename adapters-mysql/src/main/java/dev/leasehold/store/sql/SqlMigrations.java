@@ -41,7 +41,7 @@ final class SqlMigrations {
     try (Connection c = dataSource.getConnection()) {
       return isCurrent(c);
     } catch (SQLException e) {
-      throw new LeaseStoreException("SQL store: cannot connect: " + e.getMessage(), e);
+      throw new LeaseStoreException("SQL store: cannot connect: " + SqlSupport.describe(e), e);
     }
   }
 

@@ -1,7 +1,11 @@
 package dev.leasehold.store.sql;
 
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.store.ConnectFailures;
+import java.net.ConnectException;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -44,7 +48,24 @@ final class SqlSupport {
   }
 
   /** The exception callers see for any database failure: fail closed, never "held". */
-  static LeaseStoreException failure(String what, RuntimeException cause) {
-    return new LeaseStoreException("SQL store: " + what + " failed: " + cause.getMessage(), cause);
+  static LeaseStoreException failure(String what, Exception cause) {
+    return new LeaseStoreException("SQL store: " + what + " failed: " + describe(cause), cause);
+  }
+
+  /**
+   * What went wrong, in plain words when no connection could be had (the database down or
+   * unreachable: "no connection to the database: connection refused") instead of the pool's own
+   * wording (its pool name and wait); otherwise the driver's message.
+   */
+  static String describe(Throwable failure) {
+    boolean connection = false;
+    for (Throwable t = failure; t != null && !connection; t = t.getCause()) {
+      connection =
+          t instanceof SQLTransientConnectionException
+              || t instanceof SQLNonTransientConnectionException
+              || t instanceof ConnectException;
+    }
+    String reason = connection ? ConnectFailures.reason(failure, null) : null;
+    return reason == null ? failure.getMessage() : "no connection to the database: " + reason;
   }
 }
