@@ -14,12 +14,13 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The workload the build runs once under {@code -XX:ArchiveClassesAtExit} to make the class-data
- * archive ({@code leasehold.jsa}) that {@code bin/leasehold} hands to the JVM: every command of the
- * CLI, in one JVM, against an embedded H2 file in a temporary directory ({@code --help}, {@code
- * validate}, {@code validate --connect}, {@code trigger}, {@code status}, {@code history}, and
- * {@code run} up to the point where it has started and is asked to stop). The classes they load are
- * the ones a real start-up loads, so the archive holds them parsed and verified.
+ * The workload the build runs once under {@code -XX:DumpLoadedClassList} to list the classes of the
+ * class-data archive ({@code leasehold.jsa}, then dumped by {@code -Xshare:dump}) that {@code
+ * bin/leasehold} hands to the JVM: every command of the CLI, in one JVM, against an embedded H2
+ * file in a temporary directory ({@code --help}, {@code validate}, {@code validate --connect},
+ * {@code trigger}, {@code status}, {@code history}, and {@code run} up to the point where it has
+ * started and is asked to stop). The classes they load are the ones a real start-up loads, so the
+ * archive holds them parsed and verified.
  *
  * <p>It never fails the build: a command that does not exit 0 is reported on stderr and the
  * training goes on (the archive then holds fewer classes, which only costs start-up time).
@@ -60,7 +61,7 @@ public final class ArchiveTraining {
     if (failures > 0) {
       System.err.println("archive training: " + failures + " command(s) failed");
     }
-    // the JVM writes the archive while it exits; no thread of the commands may hold it up
+    // the JVM writes the class list as classes load; no thread of the commands may hold up the exit
     System.exit(0);
   }
 
