@@ -56,9 +56,13 @@ public final class Cli implements Callable<Integer> {
     commands.put("help", () -> new CommandLine.HelpCommand());
     // picocli builds a reflective model of every command it is given, a good part of a short
     // command's start-up: when the first argument names a command, that one is enough (the
-    // others are needed for the usage, 'help' and errors about the command name)
+    // others are needed for the usage, 'help' and errors about the command name); the version
+    // alone needs none
     Supplier<Object> named = args.length == 0 ? null : commands.get(args[0]);
-    if (named != null && !args[0].equals("help")) {
+    boolean versionOnly = args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"));
+    if (versionOnly) {
+      // nothing to add
+    } else if (named != null && !args[0].equals("help")) {
       line.addSubcommand(args[0], named.get());
     } else {
       commands.forEach((name, command) -> line.addSubcommand(name, command.get()));
