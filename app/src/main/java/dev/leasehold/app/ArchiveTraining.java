@@ -14,12 +14,13 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The workload the build runs once under {@code -XX:ArchiveClassesAtExit} to make the class-data
- * archive ({@code leasehold.jsa}) that {@code bin/leasehold} hands to the JVM: every command of the
- * CLI, in one JVM, against an embedded H2 file in a temporary directory ({@code --help}, {@code
- * validate}, {@code validate --connect}, {@code trigger}, {@code status}, {@code history}, and
- * {@code run} up to the point where it has started and is asked to stop). The classes they load are
- * the ones a real start-up loads, so the archive holds them parsed and verified.
+ * The workload the build runs once under {@code -XX:DumpLoadedClassList} to list the classes of the
+ * class-data archive ({@code leasehold.jsa}, then dumped by {@code -Xshare:dump}) that {@code
+ * bin/leasehold} hands to the JVM: every command of the CLI, in one JVM, against an embedded H2
+ * file in a temporary directory ({@code --help}, {@code validate}, {@code validate --connect},
+ * {@code trigger}, {@code status}, {@code history}, and {@code run} up to the point where it has
+ * started and is asked to stop). The classes they load are the ones a real start-up loads, so the
+ * archive holds them parsed and verified.
  *
  * <p>It never fails the build: a command that does not exit 0 is reported on stderr and the
  * training goes on (the archive then holds fewer classes, which only costs start-up time).
@@ -28,6 +29,7 @@ public final class ArchiveTraining {
   private ArchiveTraining() {}
 
   public static void main(String[] args) throws IOException {
+    writeArchiveKey();
     Main.prepareJvm();
     Path dir = Files.createTempDirectory("leasehold-training-");
     int failures = 0;
@@ -60,8 +62,48 @@ public final class ArchiveTraining {
     if (failures > 0) {
       System.err.println("archive training: " + failures + " command(s) failed");
     }
-    // the JVM writes the archive while it exits; no thread of the commands may hold it up
+    // the JVM writes the class list as classes load; no thread of the commands may hold up the exit
     System.exit(0);
+  }
+
+  /**
+   * Next to the jar, {@code leasehold.jsa.key}: the jar's physical path, size and modification time
+   * (seconds) and the JDK's home and the modification time of its {@code lib/modules}. The archive
+   * holds the JDK's classes as well as Leasehold's, and a JVM refuses it whole (then starting
+   * without even the JDK's own archive) unless it is the same JDK and the very same jar file:
+   * {@code bin/leasehold} compares this line with what it finds and passes the archive only when
+   * they match. Nothing is written when the classes do not come from a jar.
+   */
+  private static void writeArchiveKey() throws IOException {
+    Path jar;
+    try {
+      jar =
+          Path.of(ArchiveTraining.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+              .toRealPath();
+    } catch (java.net.URISyntaxException | RuntimeException e) {
+      return;
+    }
+    String name = jar.getFileName().toString();
+    if (!name.endsWith(".jar")) {
+      return;
+    }
+    Path jdk = Path.of(System.getProperty("java.home")).toRealPath();
+    String key =
+        jar
+            + " "
+            + Files.size(jar)
+            + " "
+            + seconds(jar)
+            + " "
+            + jdk
+            + " "
+            + seconds(jdk.resolve("lib/modules"));
+    Files.writeString(
+        jar.resolveSibling(name.substring(0, name.length() - 4) + ".jsa.key"), key + "\n");
+  }
+
+  private static long seconds(Path file) throws IOException {
+    return Files.getLastModifiedTime(file).to(java.util.concurrent.TimeUnit.SECONDS);
   }
 
   private static String config(Path store) {

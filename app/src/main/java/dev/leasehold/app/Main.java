@@ -4,6 +4,7 @@ import dev.leasehold.app.cli.Cli;
 import dev.leasehold.app.cli.CliContext;
 import dev.leasehold.app.cli.ShutdownSignal;
 import dev.leasehold.app.logging.LogSetup;
+import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.app.wiring.StoreModules;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
@@ -20,7 +21,9 @@ public final class Main {
   }
 
   public static void main(String[] args) {
+    StartupTrace.mark("main");
     prepareJvm();
+    StartupTrace.mark("logging started");
     Charset charset = Charset.defaultCharset();
     CliContext context =
         new CliContext(

@@ -42,6 +42,20 @@ class ArchitectureRulesCanFailTest {
   }
 
   @Test
+  void aSchedulerMadeOutsideTheDaemonsModuleIsCaught() {
+    JavaClasses imported =
+        new ClassFileImporter()
+            .importClasses(
+                dev.leasehold.app.testing.SchedulerWithoutInjector.class,
+                dev.leasehold.app.daemon.DaemonModule.class);
+    EvaluationResult result = ArchitectureTest.theDaemonIsAssembledByItsInjector.evaluate(imported);
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().toString())
+        .contains("SchedulerWithoutInjector")
+        .doesNotContain("DaemonModule.scheduler");
+  }
+
+  @Test
   void aNewAdapterPackageThatUsesAnotherAdapterIsCaught() {
     EvaluationResult result = ArchitectureTest.noAdapterDependsOnAnother.evaluate(withAFakeAdapter);
     assertThat(result.hasViolation()).isTrue();

@@ -7,11 +7,22 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.onionArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.google.inject.Guice;
+import com.google.inject.Module;
+import com.google.inject.Stage;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import dev.leasehold.app.admin.DaemonMetrics;
+import dev.leasehold.app.admin.StoreHealth;
+import dev.leasehold.app.daemon.Daemon;
+import dev.leasehold.app.daemon.DaemonModule;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.scheduler.Scheduler;
+import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
+import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * The hexagon, enforced: the core knows no store, framework or driver; adapters know the core and
@@ -119,4 +130,35 @@ class ArchitectureTest {
   @ArchTest
   static final ArchRule noPackageCycles =
       slices().matching("dev.leasehold.(**)").should().beFreeOfCycles();
+
+  /**
+   * {@code run} is wired by Guice: the daemon builds its injector, and nothing else in the app
+   * makes the scheduler, the metrics or the store health probe (the one-shot {@code trigger} makes
+   * its own scheduler without an injector, on purpose: docs/architecture.md).
+   */
+  @ArchTest
+  static final ArchRule theDaemonIsAssembledByItsInjector =
+      noClasses()
+          .that()
+          .resideInAPackage("dev.leasehold.app..")
+          .and()
+          .doNotHaveFullyQualifiedName(DaemonModule.class.getName())
+          .and()
+          .doNotHaveFullyQualifiedName("dev.leasehold.app.cli.TriggerCommand")
+          .should()
+          .callMethod(Scheduler.class, "builder")
+          .orShould()
+          .callConstructor(DaemonMetrics.class, StoreHealth.class, List.class)
+          .orShould()
+          .callConstructor(StoreHealth.class, StoreBackend.class, LongSupplier.class)
+          .as("only DaemonModule (and the one-shot trigger) makes a scheduler, metrics or health");
+
+  @ArchTest
+  static final ArchRule theDaemonBuildsAnInjector =
+      classes()
+          .that()
+          .haveFullyQualifiedName(Daemon.class.getName())
+          .should()
+          .callMethod(Guice.class, "createInjector", Stage.class, Module[].class)
+          .as("the daemon is assembled by a Guice injector");
 }

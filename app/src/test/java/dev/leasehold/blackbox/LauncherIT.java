@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +52,42 @@ class LauncherIT {
         run(Map.of("LEASEHOLD_JAVA_OPTS", "-Xshare:on"), launcher(List.of("--version")));
     assertThat(forced.code()).as("stderr: %s", forced.err()).isZero();
     assertThat(forced.out()).startsWith("leasehold ");
+  }
+
+  @Test
+  void theLauncherHandsTheArchiveToTheJvmForTheJarItWasMadeFromAndNotForACopy() throws Exception {
+    Path log = dir.resolve("classes.txt");
+    String options = "-Xshare:on -Xlog:class+load=info:file=" + log;
+    Result inTree = run(Map.of("LEASEHOLD_JAVA_OPTS", options), launcher(List.of("--version")));
+    assertThat(inTree.code()).as("stderr: %s", inTree.err()).isZero();
+    assertThat(Files.readString(log))
+        .as("Leasehold's own classes come from the build's archive")
+        .contains("dev.leasehold.app.Main source: shared objects file")
+        .contains("picocli.CommandLine source: shared objects file");
+
+    // a copy of the jar (another path, another time) would make the JVM refuse the archive whole,
+    // the JDK's classes included: the launcher must leave it out (-Xshare:on would not start with
+    // it), so the JDK's own archive stays
+    Path copy = dir.resolve("installed");
+    Files.createDirectories(copy);
+    for (String file : List.of("leasehold.jar", "leasehold.jsa", "leasehold.jsa.key")) {
+      Files.copy(ROOT.resolve("app/target").resolve(file), copy.resolve(file));
+    }
+    // newer than the copied jar, as after an install: only the key can keep it out
+    Files.setLastModifiedTime(
+        copy.resolve("leasehold.jsa"), FileTime.fromMillis(System.currentTimeMillis() + 60_000));
+    Files.copy(LAUNCHER, copy.resolve("leasehold"), StandardCopyOption.COPY_ATTRIBUTES);
+    Files.deleteIfExists(log);
+    Result copied =
+        run(
+            Map.of("LEASEHOLD_JAVA_OPTS", options),
+            List.of(copy.resolve("leasehold").toString(), "--version"));
+    assertThat(copied.code()).as("stderr: %s", copied.err()).isZero();
+    assertThat(copied.out()).startsWith("leasehold ");
+    String classes = Files.readString(log);
+    assertThat(classes)
+        .contains("java.lang.Object source: shared objects file")
+        .doesNotContain("dev.leasehold.app.Main source: shared objects file");
   }
 
   private static List<String> launcher(List<String> args) {

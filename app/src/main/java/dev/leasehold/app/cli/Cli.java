@@ -1,6 +1,7 @@
 package dev.leasehold.app.cli;
 
 import dev.leasehold.app.config.ConfigException;
+import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.app.wiring.StoreOpener;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.Redaction;
@@ -50,12 +51,18 @@ public final class Cli implements Callable<Integer> {
     commands.put("status", () -> new StatusCommand(context));
     commands.put("history", () -> new HistoryCommand(context));
     commands.put("trigger", () -> new TriggerCommand(context));
-    commands.put("help", CommandLine.HelpCommand::new);
+    // no lambda or method reference may name a picocli type: picocli is compiled for Java 5, and
+    // the class-data archive keeps such a type only if nothing links it while the archive is made
+    commands.put("help", () -> new CommandLine.HelpCommand());
     // picocli builds a reflective model of every command it is given, a good part of a short
     // command's start-up: when the first argument names a command, that one is enough (the
-    // others are needed for the usage, 'help' and errors about the command name)
+    // others are needed for the usage, 'help' and errors about the command name); the version
+    // alone needs none
     Supplier<Object> named = args.length == 0 ? null : commands.get(args[0]);
-    if (named != null && !args[0].equals("help")) {
+    boolean versionOnly = args.length == 1 && (args[0].equals("--version") || args[0].equals("-V"));
+    if (versionOnly) {
+      // nothing to add
+    } else if (named != null && !args[0].equals("help")) {
       line.addSubcommand(args[0], named.get());
     } else {
       commands.forEach((name, command) -> line.addSubcommand(name, command.get()));
@@ -63,23 +70,11 @@ public final class Cli implements Callable<Integer> {
     line.setOut(context.out());
     line.setErr(context.err());
     line.setExitCodeExceptionMapper(new ExitCodes());
-    line.setParameterExceptionHandler(
-        (e, argv) -> {
-          context
-              .err()
-              .println("leasehold: " + Redaction.scrub(oneLine(e.getMessage())) + " (see --help)");
-          context.err().flush();
-          return USAGE;
-        });
-    line.setExecutionExceptionHandler(
-        (e, cmd, parsed) -> {
-          context.err().println(message(e));
-          context.err().flush();
-          return e instanceof ConfigException || e instanceof IllegalArgumentException
-              ? USAGE
-              : FAILURE;
-        });
+    line.setParameterExceptionHandler(new UsageErrors(context));
+    line.setExecutionExceptionHandler(new Failures(context));
+    StartupTrace.mark("command line built");
     int code = line.execute(args);
+    StartupTrace.mark("command done");
     context.out().flush();
     context.err().flush();
     return code;
@@ -112,6 +107,43 @@ public final class Cli implements Callable<Integer> {
 
   static String oneLine(String text) {
     return text == null ? "" : text.replaceAll("\\s*[\\r\\n]+\\s*", " ").strip();
+  }
+
+  /** Bad usage: one line, exit 2. */
+  private static final class UsageErrors implements CommandLine.IParameterExceptionHandler {
+    private final CliContext context;
+
+    UsageErrors(CliContext context) {
+      this.context = context;
+    }
+
+    @Override
+    public int handleParseException(CommandLine.ParameterException e, String[] args) {
+      context
+          .err()
+          .println("leasehold: " + Redaction.scrub(oneLine(e.getMessage())) + " (see --help)");
+      context.err().flush();
+      return USAGE;
+    }
+  }
+
+  /** A command that threw: one line, exit 2 for bad configuration, else 1. */
+  private static final class Failures implements CommandLine.IExecutionExceptionHandler {
+    private final CliContext context;
+
+    Failures(CliContext context) {
+      this.context = context;
+    }
+
+    @Override
+    public int handleExecutionException(
+        Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+      context.err().println(message(e));
+      context.err().flush();
+      return e instanceof ConfigException || e instanceof IllegalArgumentException
+          ? USAGE
+          : FAILURE;
+    }
   }
 
   /** Exit codes only come from commands' return values and the handlers above. */

@@ -2,6 +2,7 @@ package dev.leasehold.app.cli;
 
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.logging.LogSetup;
+import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreModules;
 import java.io.PrintWriter;
@@ -30,7 +31,10 @@ public record CliContext(
     boolean configureLogging) {
 
   PreparedConfig prepare(Path file) throws ConfigException {
-    return PreparedConfig.load(file, env, stores.get());
+    StartupTrace.mark("command parsed");
+    PreparedConfig prepared = PreparedConfig.load(file, env, stores.get());
+    StartupTrace.mark("config loaded");
+    return prepared;
   }
 
   void logging(boolean json, String level, boolean toStderr) {

@@ -1,6 +1,7 @@
 package dev.leasehold.app.cli;
 
 import dev.leasehold.app.config.ConfigException;
+import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.app.report.Json;
 import dev.leasehold.app.report.StatusReport;
 import dev.leasehold.app.report.TextTable;
@@ -43,6 +44,7 @@ final class StatusCommand implements Callable<Integer> {
     List<Map<String, Object>> rows;
     try (StoreBackend backend =
         StoreOpener.openOnce(prepared.storeFactory(), prepared.config().store())) {
+      StartupTrace.mark("store opened");
       rows = StatusReport.rows(prepared.config(), backend.leaseStore(), Instant.now());
     }
     context

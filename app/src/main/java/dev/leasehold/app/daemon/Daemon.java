@@ -1,38 +1,41 @@
 package dev.leasehold.app.daemon;
 
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.Key;
+import com.google.inject.Stage;
+import com.google.inject.TypeLiteral;
 import dev.leasehold.app.admin.AdminServer;
 import dev.leasehold.app.admin.DaemonMetrics;
 import dev.leasehold.app.admin.StoreHealth;
 import dev.leasehold.app.config.DaemonConfig;
-import dev.leasehold.app.runner.HttpJobRunner;
-import dev.leasehold.app.runner.JobRunners;
-import dev.leasehold.app.runner.TaggedJobRunner;
-import dev.leasehold.app.wiring.JobDefinitions;
+import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
-import dev.leasehold.core.job.JobRunner;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.JobDefinition;
 import dev.leasehold.core.scheduler.Scheduler;
-import dev.leasehold.core.scheduler.SchedulerListener;
 import dev.leasehold.core.store.StoreBackend;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One running daemon ({@code run}): opens the store (retrying while it is down), starts the
- * scheduler and the optional admin endpoint, and on shutdown stops claiming, gives running jobs the
- * shutdown grace, stops what is left, releases leases and closes the store.
+ * One running daemon ({@code run}): opens the store (retrying while it is down), has a Guice
+ * injector assemble the rest from it ({@link DaemonModule}), starts the scheduler and the optional
+ * admin endpoint, and on shutdown stops claiming, gives running jobs the shutdown grace, stops what
+ * is left, releases leases and closes the store.
  */
 public final class Daemon {
   private static final Logger log = LoggerFactory.getLogger(Daemon.class);
+  private static final Key<Optional<DaemonMetrics>> METRICS =
+      Key.get(new TypeLiteral<Optional<DaemonMetrics>>() {});
+  private static final Key<List<JobDefinition>> JOBS =
+      Key.get(new TypeLiteral<List<JobDefinition>>() {});
 
   private final PreparedConfig prepared;
   private final CountDownLatch shutdownRequested = new CountDownLatch(1);
@@ -64,31 +67,27 @@ public final class Daemon {
         log.info("shutdown requested before the store answered");
         return 0;
       }
+      StartupTrace.mark("store opened and checked");
       try (StoreBackend backend = opened.get()) {
-        StoreHealth health = new StoreHealth(backend, System::nanoTime);
-        DaemonMetrics metrics =
-            config.admin() == null ? null : new DaemonMetrics(health, config.jobs());
-        UnaryOperator<JobRunner> decorate =
-            metrics == null
-                ? TaggedJobRunner::tag
-                : runner -> TaggedJobRunner.tag(metrics.instrument(runner));
-        List<JobDefinition> jobs =
-            JobDefinitions.from(config, new JobRunners(HttpJobRunner::newClient), decorate);
-        scheduler =
-            Scheduler.builder()
-                .node(config.node())
-                .store(backend.leaseStore())
-                .executionLog(backend.executionLog())
-                .jobs(jobs)
-                .clock(Clock.systemUTC())
-                .listener(metrics == null ? SchedulerListener.NONE : metrics)
-                .build();
-        if (metrics != null) {
+        Injector injector =
+            Guice.createInjector(Stage.PRODUCTION, new DaemonModule(prepared, backend));
+        StartupTrace.mark("injector built");
+        Optional<DaemonMetrics> metrics = injector.getInstance(METRICS);
+        List<JobDefinition> jobs = injector.getInstance(JOBS);
+        scheduler = injector.getInstance(Scheduler.class);
+        if (metrics.isPresent()) {
           admin =
               AdminServer.start(
-                  config, scheduler, backend.leaseStore(), health, metrics, backend.executionLog());
+                  config,
+                  scheduler,
+                  backend.leaseStore(),
+                  injector.getInstance(StoreHealth.class),
+                  metrics.get(),
+                  backend.executionLog());
         }
+        StartupTrace.mark("scheduler built");
         scheduler.start();
+        StartupTrace.mark("scheduler started");
         log.info(
             "started: {} jobs, store {}, node {} in {} ms",
             jobs.size(),

@@ -20,6 +20,9 @@ public final class LogSetup {
   public static final String PATTERN =
       "%d{yyyy-MM-dd HH:mm:ss.SSS} %-5level [%X{job:-leasehold}] %msg%n";
 
+  /** Where the context keeps the settings {@link #apply} last set (reset() clears it). */
+  private static final String SETTINGS = "dev.leasehold.logSettings";
+
   private LogSetup() {}
 
   /**
@@ -29,6 +32,12 @@ public final class LogSetup {
    */
   public static void configure(boolean json, String level, boolean toStderr) {
     if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+      return;
+    }
+    // the one-shot commands ask for what the first configuration already set: keep it
+    String wanted = settings(json, level, toStderr);
+    if (wanted.equals(context.getObject(SETTINGS))
+        && context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("console") != null) {
       return;
     }
     context.reset();
@@ -44,8 +53,13 @@ public final class LogSetup {
     LoggerFactory.getILoggerFactory();
   }
 
+  private static String settings(boolean json, String level, boolean toStderr) {
+    return json + " " + Level.toLevel(level, Level.INFO) + " " + toStderr;
+  }
+
   /** The console appender and levels, on a context that has nothing configured. */
   static void apply(LoggerContext context, boolean json, String level, boolean toStderr) {
+    context.putObject(SETTINGS, settings(json, level, toStderr));
     // one synchronous appender that stamps, encodes and writes each line under one lock: lines of
     // different threads come out in time order
     ConsoleAppender<ILoggingEvent> console = new OrderedConsoleAppender();

@@ -1,5 +1,6 @@
 package dev.leasehold.app.wiring;
 
+import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.Redaction;
@@ -47,7 +48,9 @@ public final class StoreOpener {
   public static StoreBackend openChecked(
       StoreFactory factory, StoreSettings settings, String node) {
     StoreBackend backend = openOnce(factory, settings);
+    StartupTrace.mark("store opened");
     try (StoreBackend second = factory.open(settings)) {
+      StartupTrace.mark("second client opened");
       new StoreSelfCheck(settings, node).run(backend.leaseStore(), second.leaseStore());
       return backend;
     } catch (RuntimeException e) {
