@@ -31,22 +31,16 @@ class RedlockBatchTest {
   private static final Duration LONG = Duration.ofMinutes(5);
 
   private RedisServers servers;
-  private final List<AutoCloseable> opened = new ArrayList<>();
 
   @AfterEach
-  void stop() throws Exception {
-    for (AutoCloseable c : opened) {
-      c.close();
-    }
+  void stop() {
     if (servers != null) {
       servers.close();
     }
   }
 
   private RedlockLeaseStore redlock() {
-    RedlockLeaseStore store = RedlockLeaseStore.open(servers.redlockSettings());
-    opened.add(store);
-    return store;
+    return servers.redlock();
   }
 
   /** A plain Redis store on node {@code i} alone, with the Redlock's key prefix. */
@@ -63,7 +57,7 @@ class RedlockBatchTest {
                 redlock.keyPrefix(),
                 redlock.commandTimeout(),
                 Map.of()));
-    opened.add(store);
+    servers.closeWith(store);
     return store;
   }
 
@@ -197,7 +191,7 @@ class RedlockBatchTest {
                 plain.keyPrefix(),
                 plain.commandTimeout(),
                 Map.of("wait-replicas", "1")));
-    opened.add(waiting);
+    servers.closeWith(waiting);
     List<ClaimRequest> batch = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
       batch.add(new ClaimRequest(fresh("wait"), F1, "node-a", LONG));

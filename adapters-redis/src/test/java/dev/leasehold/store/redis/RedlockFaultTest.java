@@ -13,7 +13,6 @@ import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -31,23 +30,17 @@ class RedlockFaultTest {
   private static final Duration LONG = Duration.ofMinutes(5);
 
   private RedisServers servers;
-  private final List<AutoCloseable> opened = new ArrayList<>();
   private final String name = "fault-" + UUID.randomUUID().toString().substring(0, 8);
 
   @AfterEach
-  void stop() throws Exception {
-    for (AutoCloseable c : opened) {
-      c.close();
-    }
+  void stop() {
     if (servers != null) {
       servers.close();
     }
   }
 
   private LeaseStore client() {
-    LeaseStore store = RedlockLeaseStore.open(servers.redlockSettings());
-    opened.add(store);
-    return store;
+    return servers.redlock();
   }
 
   /** A lease, or empty for both "refused" and "store failure": never a lease by mistake. */
@@ -181,7 +174,7 @@ class RedlockFaultTest {
   void historyIsWrittenWithANodeDownAndReadOnce() {
     servers = RedisServers.start(3, false);
     StoreBackend backend = new RedisStoreFactory().open(servers.redlockSettings());
-    opened.add(backend);
+    servers.closeWith(backend);
     ExecutionLog log = backend.executionLog();
     log.record(record(F1));
     servers.get(0).kill();

@@ -2,25 +2,15 @@ package dev.leasehold.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.util.ContextInitializer;
-import dev.leasehold.app.logging.LogSetup;
 import dev.leasehold.app.testing.CliHarness;
-import dev.leasehold.app.testing.Poll;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * What {@code validate --connect} and {@code status} say when a store cannot be reached, for every
@@ -182,34 +172,14 @@ class ConnectionErrorsCliTest {
   }
 
   private String runLogUntilSecondRetry(Path config) throws Exception {
-    PrintStream original = System.err;
-    ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-    CliHarness harness = new CliHarness();
-    try {
-      LogSetup.configure(false, "INFO", true);
-      CompletableFuture<CliHarness.Result> run =
-          CompletableFuture.supplyAsync(() -> harness.run("run", "--config", config.toString()));
-      Poll.until(
-          "two retry lines",
-          Duration.ofSeconds(60),
-          () ->
-              run.isDone()
-                  || captured
-                          .toString(StandardCharsets.UTF_8)
-                          .lines()
-                          .filter(l -> l.contains("retrying in"))
-                          .count()
-                      >= 2);
-      harness.sendShutdown();
-      CliHarness.Result result = run.get(60, TimeUnit.SECONDS);
-      return captured.toString(StandardCharsets.UTF_8) + result.out() + result.err();
-    } finally {
-      System.setErr(original);
-      LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-      context.reset();
-      new ContextInitializer(context).autoConfig();
-    }
+    return new CliHarness()
+        .runLogged(
+            config,
+            "INFO",
+            Duration.ofSeconds(60),
+            "two retry lines",
+            log -> log.lines().filter(l -> l.contains("retrying in")).count() >= 2,
+            () -> {});
   }
 
   private void assertPlainLine(Case c, String err) {

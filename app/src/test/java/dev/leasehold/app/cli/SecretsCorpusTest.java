@@ -2,15 +2,9 @@ package dev.leasehold.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import ch.qos.logback.classic.LoggerContext;
-import ch.qos.logback.classic.util.ContextInitializer;
-import dev.leasehold.app.logging.LogSetup;
 import dev.leasehold.app.testing.CliHarness;
-import dev.leasehold.app.testing.Poll;
 import dev.leasehold.core.testing.ServerAvailability;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -28,12 +22,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * A corpus of passwords holding {@code / @ : # % ?}, given in URL user info, in a URL query and as
@@ -267,28 +258,14 @@ class SecretsCorpusTest {
   }
 
   private String runLog(Path config, String until, Runnable whileRunning) throws Exception {
-    PrintStream original = System.err;
-    ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-    CliHarness harness = new CliHarness();
-    try {
-      LogSetup.configure(false, "DEBUG", true);
-      CompletableFuture<CliHarness.Result> run =
-          CompletableFuture.supplyAsync(() -> harness.run("run", "--config", config.toString()));
-      Poll.until(
-          "the daemon to log '" + until + "'",
-          Duration.ofSeconds(90),
-          () -> captured.toString(StandardCharsets.UTF_8).contains(until) || run.isDone());
-      whileRunning.run();
-      harness.sendShutdown();
-      CliHarness.Result result = run.get(90, TimeUnit.SECONDS);
-      return captured.toString(StandardCharsets.UTF_8) + result.out() + result.err();
-    } finally {
-      System.setErr(original);
-      LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-      context.reset();
-      new ContextInitializer(context).autoConfig();
-    }
+    return new CliHarness()
+        .runLogged(
+            config,
+            "DEBUG",
+            Duration.ofSeconds(90),
+            "the daemon to log '" + until + "'",
+            log -> log.contains(until),
+            whileRunning);
   }
 
   private static String get(int port, String path) {
