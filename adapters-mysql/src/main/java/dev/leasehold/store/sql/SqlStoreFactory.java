@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens the SQL store: {@code store.type} {@code h2} (the default, embedded, {@code store.url}
@@ -20,6 +22,8 @@ import java.util.Set;
  * the execution log.
  */
 public final class SqlStoreFactory implements StoreFactory {
+  private static final Logger log = LoggerFactory.getLogger(SqlStoreFactory.class);
+
   /**
    * Connections per opened store unless {@code store.options.pool-size} says otherwise: every lease
    * operation is one short statement, and coinciding claims go out as one batch statement.
@@ -110,17 +114,19 @@ public final class SqlStoreFactory implements StoreFactory {
     // password is reported at once with its real reason. It stays open until the pool has its
     // own, so an H2 file is opened once per start (the pool's connections join the open database)
     Duration lockWait = vendor == SqlVendor.H2 ? H2_OPEN_TIMEOUT : Duration.ZERO;
-    try (Connection first =
+    Connection first =
         SqlConnections.open(
             vendor,
             url,
             settings,
             SqlConnections.direct(vendor, url, settings, timeout, timeout),
             timeout,
-            lockWait)) {
+            lockWait);
+    HikariDataSource pool = null;
+    try {
       // a current schema costs one query; Flyway loads only when it has work
       boolean current = SqlMigrations.isCurrent(first);
-      HikariDataSource pool =
+      pool =
           pool(
               vendor,
               url,
@@ -129,28 +135,33 @@ public final class SqlStoreFactory implements StoreFactory {
               timeout,
               poolSize(settings),
               vendor.name().toLowerCase(Locale.ROOT));
-      try {
-        if (!current) {
-          // H2 migrates in the database this process has open; a server gets its own connections
-          // with a read timeout long enough to wait for another process's migration lock
-          SqlMigrations.migrate(
-              vendor == SqlVendor.H2
-                  ? pool
-                  : SqlConnections.direct(
-                      vendor, url, settings, timeout, longer(timeout, MIGRATION_TIMEOUT)),
-              vendor);
-        }
-        if (vendor == SqlVendor.H2) {
-          keepOpenAndRestrict(pool, url);
-        }
-      } catch (RuntimeException e) {
-        pool.close();
-        throw e;
+      if (!current) {
+        // H2 migrates in the database this process has open; a server gets its own connections
+        // with a read timeout long enough to wait for another process's migration lock
+        SqlMigrations.migrate(
+            vendor == SqlVendor.H2
+                ? pool
+                : SqlConnections.direct(
+                    vendor, url, settings, timeout, longer(timeout, MIGRATION_TIMEOUT)),
+            vendor);
       }
-      return new SqlStoreBackend(pool, vendor);
-    } catch (SQLException e) {
-      // closing the first connection failed: the store is usable, but say so rather than hide it
-      throw SqlSupport.failure("open", new IllegalStateException(e.getMessage(), e));
+      if (vendor == SqlVendor.H2) {
+        keepOpenAndRestrict(pool, url);
+      }
+      SqlStoreBackend backend = new SqlStoreBackend(pool, vendor);
+      pool = null; // the backend owns it now
+      return backend;
+    } finally {
+      if (pool != null) {
+        pool.close();
+      }
+      // after the pool has its own connection: an H2 database stays open for the pool
+      try {
+        first.close();
+      } catch (SQLException e) {
+        // the pool does not need it; the driver gives the connection up either way
+        log.warn("SQL store: closing the first connection failed: {}", e.getMessage());
+      }
     }
   }
 
