@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
 final class EtcdClient {
   private static final Logger log = LoggerFactory.getLogger(EtcdClient.class);
   static final ObjectMapper JSON = new ObjectMapper();
+  private static final String AUTHENTICATE = "/v3/auth/authenticate";
 
   private final List<URI> endpoints;
   private final String username;
@@ -117,7 +118,7 @@ final class EtcdClient {
 
   private void authenticate() {
     ObjectNode body = object().put("name", username).put("password", password);
-    JsonNode answer = send("/v3/auth/authenticate", body, false);
+    JsonNode answer = send(AUTHENTICATE, body, false);
     String token = answer.path("token").asText(null);
     if (token == null) {
       throw new LeaseStoreException("etcd authentication of user " + username + " gave no token");
@@ -190,6 +191,16 @@ final class EtcdClient {
       String message = error.path("message").asText(error.path("error").asText("no message"));
       if (message.contains("invalid auth token") || message.contains("token is not found")) {
         throw new AuthExpired();
+      }
+      if (path.equals(AUTHENTICATE) && message.contains("authentication failed")) {
+        // the same plain line as a refused connection: which member, what went wrong
+        throw new StoreUnreachableException(
+            "etcd store: cannot connect to etcd at "
+                + ConnectFailures.hostPort(endpoint.getHost(), endpoint.getPort())
+                + ": authentication failed (user "
+                + username
+                + ")",
+            null);
       }
       throw new LeaseStoreException(
           "etcd "

@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
 import dev.leasehold.core.testing.TestProcesses;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -139,8 +141,15 @@ class EtcdLeaseStoreTest {
       assertThat(authed.inspect(name).orElseThrow().currentHolder()).contains("node-a");
       assertThat(authed.release(lease)).isTrue();
       LeaseStore wrong = open(withUser(secured, "root", "wrong-pw-42"));
+      URI member = URI.create(endpoint);
       assertThatThrownBy(() -> wrong.claim(name, F2, "node-b", LONG))
-          .isInstanceOf(LeaseStoreException.class)
+          .isInstanceOf(StoreUnreachableException.class)
+          .hasMessage(
+              "etcd store: cannot connect to etcd at "
+                  + member.getHost()
+                  + ":"
+                  + member.getPort()
+                  + ": authentication failed (user root)")
           .hasMessageNotContaining("wrong-pw-42");
       LeaseStore anonymous = open(secured.settings());
       assertThatThrownBy(() -> anonymous.inspect(name)).isInstanceOf(LeaseStoreException.class);
