@@ -40,6 +40,11 @@ public final class Redaction {
 
   private static final Set<String> SECRETS = ConcurrentHashMap.newKeySet();
 
+  /**
+   * {@link #SECRETS} longest first, as {@link #scrub} replaces them: remade on registration only.
+   */
+  private static volatile List<String> longestFirst = List.of();
+
   private Redaction() {}
 
   /**
@@ -76,6 +81,10 @@ public final class Redaction {
     for (String piece : URL_DELIMITERS.split(secret)) {
       add(piece);
     }
+    synchronized (Redaction.class) {
+      longestFirst =
+          SECRETS.stream().sorted(Comparator.comparingInt(String::length).reversed()).toList();
+    }
   }
 
   /** The registered secrets in user info or a query ({@code jdbc:...//u:pw@h/db?password=pw}). */
@@ -105,12 +114,8 @@ public final class Redaction {
       return null;
     }
     String out = text;
-    if (!SECRETS.isEmpty()) {
-      List<String> longestFirst =
-          SECRETS.stream().sorted(Comparator.comparingInt(String::length).reversed()).toList();
-      for (String secret : longestFirst) {
-        out = out.replace(secret, "***");
-      }
+    for (String secret : longestFirst) {
+      out = out.replace(secret, "***");
     }
     return redactUrl(out);
   }
