@@ -33,27 +33,37 @@ final class Quorum {
         futures.add(CompletableFuture.failedFuture(e));
       }
     }
-    try {
-      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
-          .get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (ExecutionException | TimeoutException e) {
-      // some node failed or is late: looked at one by one below
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    List<T> answers = new ArrayList<>();
+    List<T> answers = await(futures, deadlineNanos);
     for (int i = 0; i < futures.size(); i++) {
       CompletableFuture<T> f = futures.get(i);
-      if (f.isDone() && !f.isCompletedExceptionally()) {
-        answers.add(f.join());
-      } else {
-        answers.add(null);
+      if (answers.get(i) == null && log.isDebugEnabled()) {
         String reason =
             f.isDone()
-                ? f.handle((v, e) -> RedisNode.unwrap(e).toString()).join()
+                ? f.handle((v, e) -> e == null ? "no answer" : RedisNode.unwrap(e).toString())
+                    .join()
                 : "no answer in time";
         log.debug("Redis {} did not answer: {}", nodes.get(i).address(), reason);
       }
+    }
+    return answers;
+  }
+
+  /**
+   * Waits until every call answered or {@code deadlineNanos} passed; the answers in order, {@code
+   * null} for a call that failed or was late.
+   */
+  static <T> List<T> await(List<CompletableFuture<T>> calls, long deadlineNanos) {
+    try {
+      CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+          .get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      // some call failed or is late: looked at one by one below
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    List<T> answers = new ArrayList<>(calls.size());
+    for (CompletableFuture<T> f : calls) {
+      answers.add(f.isDone() && !f.isCompletedExceptionally() ? f.join() : null);
     }
     return Collections.unmodifiableList(answers);
   }

@@ -42,29 +42,25 @@ public final class RedisStoreFactory implements StoreFactory {
     if (settings.commandTimeoutProblem() != null) {
       return settings.commandTimeoutProblem();
     }
+    return optionProblem(settings);
+  }
+
+  /** Why {@code store.options} cannot be used, or null; also checked when a store is opened. */
+  static String optionProblem(StoreSettings settings) {
+    String wait = settings.options().get(WAIT_REPLICAS);
     if (REDIS.equals(settings.type())
         && RedisUris.isCluster(settings.url())
-        && waitReplicasOption(settings) != null
-        && !"0".equals(waitReplicasOption(settings))) {
+        && wait != null
+        && !"0".equals(wait)) {
       return "store.options."
           + WAIT_REPLICAS
           + ": not supported with a redis-cluster:// URL (WAIT acknowledges one connection's"
           + " writes to one master)";
     }
-    return optionProblem(settings);
-  }
-
-  private static String waitReplicasOption(StoreSettings settings) {
-    return settings.options().get(WAIT_REPLICAS);
-  }
-
-  /** Why {@code store.options} cannot be used, or null. */
-  static String optionProblem(StoreSettings settings) {
     String max = settings.positiveWholeNumberOptionProblem(HISTORY_MAX);
     if (max != null) {
       return max;
     }
-    String wait = settings.options().get(WAIT_REPLICAS);
     if (wait != null && !wait.matches("[0-9]{1,2}")) {
       return "store.options."
           + WAIT_REPLICAS

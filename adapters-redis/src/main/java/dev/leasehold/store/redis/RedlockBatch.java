@@ -136,7 +136,7 @@ final class RedlockBatch {
       int i = candidates.get(c);
       ClaimRequest r = batch.get(i);
       long ttlMs = r.ttl().toMillis();
-      long validity = ttlMs - elapsedMs - (ttlMs / 100 + 2);
+      long validity = RedlockClaim.validityMs(ttlMs, elapsedMs);
       List<Grant> grants = grantsOf.get(i);
       long fence = fence(grants);
       if (level[c] < majority || validity <= 0) {
@@ -176,7 +176,9 @@ final class RedlockBatch {
     undoAll(a, undo, grantsOf);
     for (int i : undo) {
       if (out[i] == null) {
-        out[i] = claim.refusedOrRetry(batch.get(i).name(), grantsOf.get(i), mayRetry);
+        out[i] =
+            claim.refusedOrRetry(
+                LuaScript.CLAIM.name() + " of " + batch.get(i).name(), grantsOf.get(i), mayRetry);
       }
     }
     return Arrays.asList(out);
@@ -218,7 +220,7 @@ final class RedlockBatch {
           if (grants.stream().noneMatch(g -> g != null && g.granted())) {
             return CompletableFuture.completedFuture(grants);
           }
-          return n.replicated("Redis " + n.address() + ": claim of a batch")
+          return n.replicated("claim of a batch")
               .handle((v, e) -> e)
               .thenCompose(
                   e -> {
@@ -309,7 +311,7 @@ final class RedlockBatch {
         }
       }
     }
-    List<Boolean> answers = await(calls, deadline);
+    List<Boolean> answers = Quorum.await(calls, deadline);
     for (int j = 0; j < answers.size(); j++) {
       if (Boolean.TRUE.equals(answers.get(j))) {
         level[raisedFor.get(j)]++;
@@ -332,29 +334,10 @@ final class RedlockBatch {
         }
       }
     }
-    await(calls, System.nanoTime() + claim.timeout().toNanos());
+    Quorum.await(calls, System.nanoTime() + claim.timeout().toNanos());
   }
 
   private static CompletableFuture<Object> releaseOn(RedisNode n, Attempt a, int i, Grant g) {
-    return g != null && g.granted()
-        ? n.eval(LuaScript.RELEASE, a.keys().get(i), a.tokens()[i], g.previousWatermark())
-        : n.eval(LuaScript.RELEASE, a.keys().get(i), a.tokens()[i]);
-  }
-
-  /** The answers in order, null for a call that failed or was late. */
-  private static <T> List<T> await(List<CompletableFuture<T>> calls, long deadline) {
-    try {
-      CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-          .get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-      // looked at one by one below
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    List<T> out = new ArrayList<>(calls.size());
-    for (CompletableFuture<T> f : calls) {
-      out.add(f.isDone() && !f.isCompletedExceptionally() ? f.join() : null);
-    }
-    return out;
+    return RedlockClaim.undoOn(n, a.keys().get(i), a.tokens()[i], g, true);
   }
 }

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -61,7 +60,7 @@ final class RedlockClaim {
   private final List<RedisNode> nodes;
   private final int majority;
   private final Duration timeout;
-  private final Map<String, Long> fenceHint = new ConcurrentHashMap<>();
+  private final FenceHints fenceHints = new FenceHints();
 
   RedlockClaim(List<RedisNode> nodes, Duration timeout) {
     this.nodes = nodes;
@@ -75,12 +74,21 @@ final class RedlockClaim {
 
   /** The least fence a node may grant for {@code name}: one above the largest this client saw. */
   long hint(String name) {
-    return fenceHint.getOrDefault(name, 0L) + 1;
+    return fenceHints.next(name);
   }
 
   /** Records a fence this client was granted for {@code name}. */
   void granted(String name, long fence) {
-    fenceHint.merge(name, fence, Math::max);
+    fenceHints.granted(name, fence);
+  }
+
+  /**
+   * What is left of a lease's validity, in ms, {@code elapsedMs} after its attempt started: the TTL
+   * minus the elapsed time and the allowed clock drift ({@code ttl/100 + 2 ms}); not positive means
+   * the lease cannot be counted on.
+   */
+  static long validityMs(long ttlMs, long elapsedMs) {
+    return ttlMs - elapsedMs - (ttlMs / 100 + 2);
   }
 
   /**
@@ -210,7 +218,7 @@ final class RedlockClaim {
         g ->
             !g.granted()
                 ? CompletableFuture.completedFuture(g)
-                : n.replicated(where)
+                : n.replicated(script.name() + " of " + name)
                     .handle((v, e) -> e)
                     .thenCompose(
                         e ->
@@ -276,7 +284,7 @@ final class RedlockClaim {
     }
     long ttlMs = ttl.toMillis();
     long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    long validity = ttlMs - elapsedMs - (ttlMs / 100 + 2);
+    long validity = validityMs(ttlMs, elapsedMs);
     if (level < majority || validity <= 0) {
       log.debug(
           "lease {} not confirmed: {} nodes at fence {}, validity {} ms",
@@ -306,7 +314,10 @@ final class RedlockClaim {
         System.nanoTime() + timeout.toNanos());
   }
 
-  private static CompletableFuture<Object> undoOn(
+  /**
+   * Releases the attempt's token on {@code n}, its watermark restored where a claim was granted.
+   */
+  static CompletableFuture<Object> undoOn(
       RedisNode n, String[] k, String token, Grant g, boolean claim) {
     return claim && g != null && g.granted()
         ? n.eval(LuaScript.RELEASE, k, token, g.previousWatermark())

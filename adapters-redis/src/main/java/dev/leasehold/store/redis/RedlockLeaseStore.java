@@ -122,7 +122,7 @@ public final class RedlockLeaseStore implements LeaseStore {
         Quorum.ask(nodes, n -> replicatedRenewal(n, k, lease, ttlMs), start + timeout.toNanos());
     long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     Boolean verdict = verdict(answers, "renew", lease.name());
-    if (Boolean.TRUE.equals(verdict) && ttlMs - elapsedMs - (ttlMs / 100 + 2) > 0) {
+    if (Boolean.TRUE.equals(verdict) && RedlockClaim.validityMs(ttlMs, elapsedMs) > 0) {
       return true;
     }
     log.warn("renewal of {} refused by the majority of {} nodes", lease, nodes.size());
@@ -158,7 +158,8 @@ public final class RedlockLeaseStore implements LeaseStore {
             .thenApply(r -> Replies.flag(where, r));
     return n.waitReplicas() == 0
         ? renewed
-        : renewed.thenCompose(yes -> yes ? n.replicated(where).thenApply(v -> true) : renewed);
+        : renewed.thenCompose(
+            yes -> yes ? n.replicated("renewal of " + lease.name()).thenApply(v -> true) : renewed);
   }
 
   /** True with m "yes", false with more "no" than a majority allows, else too few answers. */
