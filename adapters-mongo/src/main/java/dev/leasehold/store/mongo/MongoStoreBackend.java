@@ -117,9 +117,8 @@ final class MongoStoreBackend implements StoreBackend {
                           d.getException() == null
                               ? ConnectFailures.timedOut(commandTimeout)
                               : ConnectFailures.reason(d.getException(), commandTimeout);
-                      return d.getAddress().getHost()
-                          + ":"
-                          + d.getAddress().getPort()
+                      return ConnectFailures.hostPort(
+                              d.getAddress().getHost(), d.getAddress().getPort())
                           + ": "
                           + (reason == null ? "connection failed" : reason);
                     })

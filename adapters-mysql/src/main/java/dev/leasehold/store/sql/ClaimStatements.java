@@ -32,14 +32,16 @@ abstract class ClaimStatements {
   /** The columns every claim statement returns, in this order. */
   static final String COLUMNS = "lock_key, token, holder, fence, last_fire, lease_until";
 
-  final String now;
   final String release;
   final String renew;
   private final Map<Integer, String> claimSql = new ConcurrentHashMap<>();
   private final IntFunction<String> render;
 
-  ClaimStatements(String now, IntFunction<String> plusMillis, IntFunction<String> render) {
-    this.now = now;
+  /**
+   * @param now the database's current time, as SQL
+   * @param plusTtl the database's current time plus a bound number of milliseconds, as SQL
+   */
+  ClaimStatements(String now, String plusTtl, IntFunction<String> render) {
     this.render = render;
     this.release =
         "UPDATE task_lock SET holder = NULL, token = NULL, lease_until = "
@@ -47,7 +49,7 @@ abstract class ClaimStatements {
             + " WHERE lock_key = ? AND token = ?";
     this.renew =
         "UPDATE task_lock SET lease_until = "
-            + plusMillis.apply(1)
+            + plusTtl
             + " WHERE lock_key = ? AND token = ? AND lease_until > "
             + now;
   }
@@ -146,7 +148,7 @@ abstract class ClaimStatements {
     private static final String NOW = "CAST(CURRENT_TIMESTAMP(3) AS TIMESTAMP(3))";
 
     Postgres() {
-      super(NOW, i -> "(" + NOW + " + ? * INTERVAL '1 millisecond')", Postgres::render);
+      super(NOW, "(" + NOW + " + ? * INTERVAL '1 millisecond')", Postgres::render);
     }
 
     private static String render(int n) {
@@ -284,7 +286,7 @@ abstract class ClaimStatements {
     MariaDb() {
       super(
           MYSQL_NOW,
-          i -> "(" + MYSQL_NOW + " + INTERVAL ? * 1000 MICROSECOND)",
+          "(" + MYSQL_NOW + " + INTERVAL ? * 1000 MICROSECOND)",
           n -> upsert(n, false) + " RETURNING " + COLUMNS);
     }
 

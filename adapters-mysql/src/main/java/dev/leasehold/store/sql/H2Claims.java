@@ -18,7 +18,7 @@ final class H2Claims extends ClaimStatements {
   private static final String NOW = "CAST(CURRENT_TIMESTAMP(3) AS TIMESTAMP(3))";
 
   H2Claims() {
-    super(NOW, i -> "DATEADD(MILLISECOND, CAST(? AS BIGINT), " + NOW + ")", H2Claims::render);
+    super(NOW, "DATEADD(MILLISECOND, CAST(? AS BIGINT), " + NOW + ")", H2Claims::render);
   }
 
   private static String render(int n) {

@@ -45,10 +45,7 @@ final class MySqlClaims extends ClaimStatements {
           + " + TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', last_fire) DIV 1000))";
 
   MySqlClaims() {
-    super(
-        MYSQL_NOW,
-        i -> "(" + MYSQL_NOW + " + INTERVAL ? * 1000 MICROSECOND)",
-        n -> upsert(n, n == 1));
+    super(MYSQL_NOW, "(" + MYSQL_NOW + " + INTERVAL ? * 1000 MICROSECOND)", n -> upsert(n, n == 1));
   }
 
   @Override
@@ -90,18 +87,6 @@ final class MySqlClaims extends ClaimStatements {
       bindAttempts(ps, batch, 1000);
       ps.executeUpdate();
     }
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT "
-                + COLUMNS
-                + " FROM task_lock WHERE lock_key IN ("
-                + repeat("?", batch.size())
-                + ")")) {
-      int i = 1;
-      for (ClaimAttempt a : batch) {
-        ps.setString(i++, a.name());
-      }
-      return rows(ps);
-    }
+    return read(c, batch);
   }
 }

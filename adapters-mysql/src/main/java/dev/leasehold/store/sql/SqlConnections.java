@@ -3,6 +3,7 @@ package dev.leasehold.store.sql;
 import com.zaxxer.hikari.util.DriverDataSource;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.StoreUnreachableException;
+import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.store.ConnectFailures;
 import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreSettings;
@@ -115,7 +116,7 @@ final class SqlConnections {
         }
         if (vendor == SqlVendor.H2 && H2_LOCKED.contains(s.getErrorCode())) {
           return "database file locked by another process (waited "
-              + ConnectFailures.timedOut(lockWait).substring("timed out after ".length())
+              + Durations.format(lockWait)
               + ")";
         }
       }

@@ -146,7 +146,7 @@ public final class SqlLeaseStore implements LeaseStore {
     try (Connection c = dataSource.getConnection()) {
       return answers.decide(c, attempts, claimRetryingOnce(c, sorted));
     } catch (SQLException e) {
-      return failAll(attempts, failure(what, e));
+      return failAll(attempts, SqlSupport.failure(what, e));
     } catch (LeaseStoreException e) {
       return failAll(attempts, e);
     }
@@ -213,7 +213,7 @@ public final class SqlLeaseStore implements LeaseStore {
       ps.setString(i, lease.token());
       changed = ps.executeUpdate();
     } catch (SQLException e) {
-      throw failure(what + lease.name(), e);
+      throw SqlSupport.failure(what + lease.name(), e);
     }
     if (changed > 1) {
       throw new LeaseStoreException(
@@ -264,10 +264,6 @@ public final class SqlLeaseStore implements LeaseStore {
         r.get(LAST_FIRE),
         r.get(FENCE),
         Boolean.TRUE.equals(r.get(HELD)));
-  }
-
-  private static LeaseStoreException failure(String what, SQLException e) {
-    return SqlSupport.failure(what, e);
   }
 
   @Override

@@ -187,8 +187,7 @@ public final class SqlStoreFactory implements StoreFactory {
     try {
       pool.getConnection().close();
     } catch (SQLException e) {
-      pool.close();
-      throw SqlSupport.failure("open", new IllegalStateException(e.getMessage(), e));
+      throw SqlSupport.failure("open", e); // open() closes the pool
     }
     H2Files.restrictFiles(H2Files.databasePath(url));
   }

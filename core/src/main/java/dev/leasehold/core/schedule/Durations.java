@@ -50,7 +50,6 @@ public final class Durations {
     return total;
   }
 
-  /** The shortest exact form: {@code 1500ms}, {@code 30s}, {@code 5m}, {@code 2h}. */
   /**
    * A duration for people reading a log: {@code 340ms}, {@code 2.5s}, {@code 4m05s}, {@code 1h02m};
    * never ISO-8601 ({@code PT2.5S}).
@@ -71,6 +70,7 @@ public final class Durations {
     return String.format(java.util.Locale.ROOT, "%dh%02dm", s / 3600, (s % 3600) / 60);
   }
 
+  /** The shortest exact form: {@code 1500ms}, {@code 30s}, {@code 5m}, {@code 2h}. */
   public static String format(Duration d) {
     long ms = d.toMillis();
     if (ms != 0 && ms % 3_600_000 == 0) {
