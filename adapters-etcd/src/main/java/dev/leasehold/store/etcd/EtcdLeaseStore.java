@@ -269,7 +269,7 @@ final class EtcdLeaseStore implements LeaseStore {
   }
 
   /**
-   * Runs a transaction that attaches {@code leaseId}. When the call fails the etcd lease is left to
+   * Runs a transaction that attaches an etcd lease. When the call fails that lease is left to
    * expire on its own: the transaction may have been applied (the claim is then ambiguous, which
    * the caller treats as not acquired, and the key goes away with the lease).
    */

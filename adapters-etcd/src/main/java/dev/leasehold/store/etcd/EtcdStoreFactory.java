@@ -104,10 +104,7 @@ public final class EtcdStoreFactory implements StoreFactory {
       endpoints.add(URI.create(uri.getScheme() + "://" + uri.getHost() + ":" + port + "/"));
     }
     long maxPerJob =
-        Long.parseLong(
-            settings
-                .options()
-                .getOrDefault(HISTORY_MAX, "" + EtcdExecutionLog.DEFAULT_MAX_PER_JOB));
+        settings.positiveWholeNumberOption(HISTORY_MAX, EtcdExecutionLog.DEFAULT_MAX_PER_JOB);
     EtcdClient client =
         new EtcdClient(
             endpoints, settings.username(), settings.password(), settings.commandTimeout());

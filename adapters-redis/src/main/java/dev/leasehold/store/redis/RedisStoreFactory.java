@@ -82,10 +82,7 @@ public final class RedisStoreFactory implements StoreFactory {
       throw new IllegalArgumentException(problem);
     }
     long maxPerJob =
-        Long.parseLong(
-            settings
-                .options()
-                .getOrDefault(HISTORY_MAX, "" + RedisExecutionLog.DEFAULT_MAX_PER_JOB));
+        settings.positiveWholeNumberOption(HISTORY_MAX, RedisExecutionLog.DEFAULT_MAX_PER_JOB);
     if (REDIS.equals(settings.type())) {
       RedisLeaseStore store = RedisLeaseStore.open(settings);
       return new RedisStoreBackend(store, java.util.List.of(store.node()), store.keys(), maxPerJob);

@@ -152,12 +152,7 @@ final class ZooKeeperSession implements AutoCloseable {
 
   /** Runs a {@code multi}; a failed transaction throws the {@link KeeperException} of its cause. */
   List<OpResult> multi(List<Op> ops) throws KeeperException {
-    try {
-      return zk().multi(ops);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LeaseStoreException("interrupted while calling ZooKeeper", e);
-    }
+    return call(() -> zk().multi(ops));
   }
 
   /**
@@ -168,12 +163,9 @@ final class ZooKeeperSession implements AutoCloseable {
   List<OpResult> read(List<String> paths) {
     List<OpResult> results;
     try {
-      results = zk().multi(paths.stream().map(Op::getData).toList());
+      results = call(() -> zk().multi(paths.stream().map(Op::getData).toList()));
     } catch (KeeperException e) {
       throw failure(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new LeaseStoreException("interrupted while calling ZooKeeper", e);
     }
     for (int i = 0; i < results.size(); i++) {
       if (results.get(i) instanceof OpResult.ErrorResult error

@@ -109,10 +109,7 @@ public final class ZooKeeperStoreFactory implements StoreFactory {
             ? Durations.parse(settings.options().get(SESSION_TIMEOUT))
             : DEFAULT_SESSION_TIMEOUT;
     long maxPerJob =
-        Long.parseLong(
-            settings
-                .options()
-                .getOrDefault(HISTORY_MAX, "" + ZooKeeperExecutionLog.DEFAULT_MAX_PER_JOB));
+        settings.positiveWholeNumberOption(HISTORY_MAX, ZooKeeperExecutionLog.DEFAULT_MAX_PER_JOB);
     ZooKeeperSession session =
         new ZooKeeperSession(
             hosts,

@@ -74,6 +74,15 @@ public record StoreSettings(
     return null;
   }
 
+  /**
+   * The store option {@code key} as a number, {@code fallback} when it is absent; call it once
+   * {@link #positiveWholeNumberOptionProblem} found no problem.
+   */
+  public long positiveWholeNumberOption(String key, long fallback) {
+    String value = options.get(key);
+    return value == null ? fallback : Long.parseLong(value);
+  }
+
   @Override
   public String toString() {
     return "StoreSettings[type="
