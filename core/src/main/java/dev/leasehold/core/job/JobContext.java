@@ -4,8 +4,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 /**
  * What a running job knows about its execution. The scheduler stops a job by setting a {@link
@@ -22,6 +24,8 @@ public final class JobContext {
   private final Instant deadline;
   private final AtomicReference<StopReason> stop = new AtomicReference<>();
   private final List<Runnable> stopListeners = new CopyOnWriteArrayList<>();
+  private final List<Runnable> renewalListeners = new CopyOnWriteArrayList<>();
+  private volatile LongSupplier leaseMillisLeft;
 
   public JobContext(
       String job,
@@ -58,7 +62,10 @@ public final class JobContext {
     return node;
   }
 
-  /** 1 for the first claim attempt of a firing; higher when the store had to be retried. */
+  /**
+   * Which run of the firing this is: 1 for the first, 2 for the first retry after a failed or
+   * timed-out run (the job's retry policy), and so on.
+   */
   public int attempt() {
     return attempt;
   }
@@ -105,5 +112,34 @@ public final class JobContext {
       listener.run();
     }
     return true;
+  }
+
+  /**
+   * How many more milliseconds the lease is presumed valid, measured at this call: from the last
+   * confirmed claim or renewal, counted from when it was sent, less the safety margin; 0 once it
+   * ran out. Empty when the scheduler does not say (a context made by hand). A runner that can
+   * enforce the lease outside this process (so that the job stops even if this process stalls or
+   * dies) reads it when the job starts and after each {@link #onLeaseRenewed renewal}.
+   */
+  public OptionalLong leaseMillisLeft() {
+    LongSupplier left = leaseMillisLeft;
+    return left == null ? OptionalLong.empty() : OptionalLong.of(Math.max(0, left.getAsLong()));
+  }
+
+  /** Runs {@code listener} after each confirmed renewal of the lease; it must not block. */
+  public void onLeaseRenewed(Runnable listener) {
+    renewalListeners.add(listener);
+  }
+
+  /** Called by the scheduler before the job starts: how to measure the lease's validity. */
+  public void leaseValidity(LongSupplier millisLeft) {
+    this.leaseMillisLeft = Objects.requireNonNull(millisLeft);
+  }
+
+  /** Called by the scheduler after each confirmed renewal. */
+  public void leaseRenewed() {
+    for (Runnable listener : renewalListeners) {
+      listener.run();
+    }
   }
 }

@@ -10,8 +10,9 @@ import java.util.Optional;
  * "this firing already ran" (give up) from "a run of an earlier firing still holds the lease" (wait
  * briefly) without a second round trip.
  *
- * <p>Precedence when both hold: a watermark at or past the firing wins ({@link Kind#ALREADY_RUN}),
- * since such a firing can never be claimed again whoever holds the lease.
+ * <p>Precedence: a watermark at or past the firing wins ({@link Kind#ALREADY_RUN}), since such a
+ * firing can never be claimed again whoever holds the lease; then a pause ({@link Kind#PAUSED},
+ * whether or not a lease is held); then a live lease ({@link Kind#HELD}).
  *
  * @param kind what happened
  * @param lease the lease when {@link Kind#WON}, else {@code null}
@@ -33,6 +34,11 @@ public record ClaimResult(
     HELD,
     /** The watermark is at or past the firing: someone already claimed it. */
     ALREADY_RUN,
+    /**
+     * The job is paused: this claim moved the watermark to the firing (so no replica can run it or
+     * record it again) but started no lease. The claimant alone records the firing as paused.
+     */
+    PAUSED,
     /** The store could not be asked or answered ambiguously: not acquired (fail closed). */
     FAILED
   }
@@ -57,6 +63,11 @@ public record ClaimResult(
 
   public static ClaimResult alreadyRun(Instant watermark) {
     return new ClaimResult(Kind.ALREADY_RUN, null, null, watermark, null);
+  }
+
+  /** The claim recorded {@code firing} as paused (see {@link Kind#PAUSED}). */
+  public static ClaimResult paused(Instant firing) {
+    return new ClaimResult(Kind.PAUSED, null, null, Objects.requireNonNull(firing, "firing"), null);
   }
 
   public static ClaimResult failed(LeaseStoreException failure) {
@@ -95,6 +106,7 @@ public record ClaimResult(
       case WON -> "won(" + lease + ")";
       case HELD -> "held(holder=" + holder + ", watermark=" + watermark + ")";
       case ALREADY_RUN -> "already-run(watermark=" + watermark + ")";
+      case PAUSED -> "paused(firing=" + watermark + ")";
       case FAILED -> "failed(" + failure.getMessage() + ")";
     };
   }

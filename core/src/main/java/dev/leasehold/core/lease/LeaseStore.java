@@ -96,6 +96,102 @@ public interface LeaseStore extends AutoCloseable {
    */
   boolean release(Lease lease);
 
+  /**
+   * Whether this store keeps cluster-wide pauses. A store that does not refuses {@link #pause} and
+   * {@link #resume} with {@link UnsupportedOperationException}, and its claims never answer {@link
+   * ClaimResult.Kind#PAUSED}.
+   */
+  default boolean supportsPause() {
+    return false;
+  }
+
+  /**
+   * Pauses {@code name} cluster-wide, in one atomic step on the store. Once this has returned,
+   * every claim of a firing of {@code name}, from any client, is decided against the pause in the
+   * claim's own atomic step: a firing newer than the watermark answers {@link
+   * ClaimResult.Kind#PAUSED} (the watermark moves to it, so exactly one claimant records it, but no
+   * lease starts and the fence stays), an older one {@link ClaimResult.Kind#ALREADY_RUN}; never
+   * {@link ClaimResult.Kind#WON}. A live lease is left alone: the run it guards finishes, unless
+   * {@code stopRunning}, which makes the store refuse every renewal of {@code name} while the pause
+   * lasts (the holder stops as on a lost lease). {@link #acquire} is not affected: a manual trigger
+   * is an explicit request. A repeated pause keeps the first {@code since} and replaces the rest.
+   *
+   * @param by the node or user that pauses (validated as a holder)
+   * @param reason free text, at most {@link Pause#MAX_REASON} characters, or {@code null}
+   * @return the pause as stored
+   */
+  default Pause pause(String name, String by, String reason, boolean stopRunning) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep pauses");
+  }
+
+  /**
+   * Ends the pause of {@code name} in one atomic step. With {@code catchUp}, when the watermark
+   * stands at a firing that a claim recorded as paused, the same step lowers the watermark by one
+   * millisecond: that firing, and no earlier one, can then be claimed once more (once, since the
+   * claim moves the watermark back to it). Without {@code catchUp} every firing recorded as paused
+   * stays spent.
+   *
+   * @return whether {@code name} was paused
+   */
+  default boolean resume(String name, boolean catchUp) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep pauses");
+  }
+
+  /**
+   * Whether this store keeps node records ({@link #publishNode}, {@link #nodes}). A store that does
+   * not refuses both with {@link UnsupportedOperationException}.
+   */
+  default boolean supportsNodes() {
+    return false;
+  }
+
+  /**
+   * Writes {@code node} as its daemon's record, replacing the one it published before: live until
+   * {@code node.lastSeen() + ttl}, then stale, and gone on its own after {@link
+   * NodeRecord#keepFor}{@code (ttl)} (by the store's own expiry where it has one; else dropped by
+   * the next {@link #nodes} that sees it past {@link NodeRecord#keptUntil}). Not one of the claim's
+   * atomic steps: a lost or late record changes what {@code status} shows, never who runs a job.
+   */
+  default void publishNode(NodeRecord node, Duration ttl) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no node records");
+  }
+
+  /**
+   * Every node record the store keeps (live or stale, each with its {@link NodeRecord#expiresAt}),
+   * sorted by node id; records past {@link NodeRecord#keptUntil} on this client's clock are left
+   * out (and may be removed).
+   */
+  default List<NodeRecord> nodes() {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no node records");
+  }
+
+  /**
+   * Whether this store can delete a lease record ({@link #forget}). A store that cannot refuses
+   * {@link #forget} with {@link UnsupportedOperationException}; its records of removed jobs and of
+   * the self-check's scratch names stay.
+   */
+  default boolean supportsForget() {
+    return false;
+  }
+
+  /**
+   * Deletes the lease record of {@code name}, in one atomic step on the store and only when no
+   * lease on it is live (on the store's clock) and it is not paused; a held or paused record is
+   * kept. The execution history is never touched, and the fence never goes back: the store's
+   * high-water mark of the fence (kept apart from the record, or a floor the store raises when it
+   * deletes) stays, so a later claim of the same name is given a fence above every fence given
+   * before. The watermark goes with the record where the record keeps it: a firing already run
+   * could be claimed again, which is why only names no configuration uses (after a long grace) and
+   * the self-check's scratch names are forgotten. For a scratch name ({@code
+   * _leasehold.self-check.} prefix) the store may delete its high-water mark too: nothing is fenced
+   * by it.
+   *
+   * @return whether a record was deleted (false when there was none, or it is held or paused)
+   */
+  default boolean forget(String name) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot forget");
+  }
+
   /** The stored state of one name, empty when the name was never leased. */
   Optional<LeaseState> inspect(String name);
 

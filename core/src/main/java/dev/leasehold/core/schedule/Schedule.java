@@ -10,7 +10,8 @@ import java.util.Optional;
  * process start), so every replica computes the same instants and a late replica claims the same
  * firing as everybody else (G2).
  */
-public sealed interface Schedule permits CronSchedule, IntervalSchedule, OnceSchedule {
+public sealed interface Schedule
+    permits CronSchedule, IntervalSchedule, OnceSchedule, JitteredSchedule {
 
   /** The first firing strictly after {@code instant}, empty when there is none. */
   Optional<Instant> nextAfter(Instant instant);
@@ -45,6 +46,14 @@ public sealed interface Schedule permits CronSchedule, IntervalSchedule, OnceSch
   /** Every {@code interval}, aligned to the epoch plus {@code offset} (which may be zero). */
   static Schedule every(Duration interval, Duration offset) {
     return new IntervalSchedule(interval, offset);
+  }
+
+  /**
+   * {@code base} with each firing moved later by a deterministic offset in {@code [0, bound)}
+   * derived from {@code key} (the job's name) and the nominal firing; see {@link JitteredSchedule}.
+   */
+  static Schedule jittered(Schedule base, String key, Duration bound) {
+    return new JitteredSchedule(base, key, bound);
   }
 
   /** Exactly once, at {@code instant}. */

@@ -23,18 +23,37 @@ public final class Redaction {
    */
   private static final Pattern USERINFO_PASSWORD = Pattern.compile("(//[^\\s/@:]*):\\S*@");
 
+  /**
+   * User info without a colon ({@code redis://SECRET@host}): Redis clients take it as the password,
+   * so it is hidden whole, for every scheme.
+   */
+  private static final Pattern USERINFO_ONLY = Pattern.compile("//[^\\s/@:]+@");
+
+  /** Schemes whose colon-less user info is a password ({@code redis://SECRET@host:6379/0}). */
+  private static final Pattern PASSWORD_ONLY_SCHEMES =
+      Pattern.compile("(?i)^(redis|rediss|redis-sentinel|valkey|valkeys)://([^\\s/@:]+)@");
+
   /** A credential-like query or property value: up to the next {@code &}, {@code ;} or space. */
   private static final Pattern QUERY_SECRET =
       Pattern.compile(
-          "(?i)((?<![A-Za-z0-9_-])(?:password|passwd|pwd|pass|secret|client_secret|token"
-              + "|access_token|auth"
-              + "|api[_-]?key|apikey|key|signature|sig)=)[^&;\\s]*");
+          "(?i)((?<![A-Za-z0-9_.-])(?:[A-Za-z0-9_.-]*(?:password|passwd|pwd|secret|token)"
+              + "|pass|auth|api[_-]?key|apikey|key|signature|sig)=)[^&;\\s]*");
 
   /** A registered secret shorter than this is not searched for (it would garble every line). */
   private static final int MIN_WHOLE = 3;
 
-  /** Parts of a registered secret shorter than this are not hidden on their own. */
+  /** Parts of a registered secret at least this long are hidden wherever they appear. */
   private static final int MIN_PIECE = 4;
+
+  /**
+   * Parts of 2 or 3 characters are hidden only as a token of their own (between characters that are
+   * neither letters nor digits), since hiding them everywhere would garble every line.
+   */
+  private static final int MIN_SHORT_PIECE = 2;
+
+  private static final Set<String> SHORT_PIECES = ConcurrentHashMap.newKeySet();
+
+  private static volatile Pattern shortPieces;
 
   private static final Pattern URL_DELIMITERS = Pattern.compile("[/@:#?%&=;]");
 
@@ -56,14 +75,17 @@ public final class Redaction {
       return null;
     }
     String out = QUERY_SECRET.matcher(url).replaceAll("$1***");
-    return USERINFO_PASSWORD.matcher(out).replaceAll("$1:***@");
+    out = USERINFO_PASSWORD.matcher(out).replaceAll("$1:***@");
+    return USERINFO_ONLY.matcher(out).replaceAll("//***@");
   }
 
   /**
    * Declares a secret (a password, a token) so that {@link #scrub} hides it wherever it shows up:
-   * as written, URL-encoded and URL-decoded, and each part of it between URL delimiters ({@code / @
-   * : # ? % & = ;}) that is at least {@value #MIN_PIECE} characters long, since a driver that
-   * misparses a URL quotes such a part.
+   * as written, URL-encoded and URL-decoded, escaped as in JSON or a quoted log field ({@code \"},
+   * {@code \\}), and every run of its parts between URL delimiters ({@code / @ : # ? % & = ;}) that
+   * is at least {@value #MIN_PIECE} characters long, since a driver that misparses a URL quotes
+   * such a part. Shorter parts (2 or 3 characters) are hidden where they stand as a token of their
+   * own.
    */
   public static void register(String secret) {
     if (secret == null || secret.isEmpty()) {
@@ -78,13 +100,48 @@ public final class Redaction {
     } catch (IllegalArgumentException e) {
       // not valid %-encoding: nothing to decode
     }
-    for (String piece : URL_DELIMITERS.split(secret)) {
-      add(piece);
+    add(escaped(secret));
+    add(escaped(escaped(secret)));
+    List<String> pieces = List.of(URL_DELIMITERS.split(secret, -1));
+    int at = 0;
+    List<Integer> starts = new java.util.ArrayList<>();
+    for (String piece : pieces) {
+      starts.add(at);
+      at += piece.length() + 1;
+    }
+    // every run of consecutive parts, with the delimiters between them
+    for (int i = 0; i < pieces.size(); i++) {
+      for (int j = i; j < pieces.size(); j++) {
+        String run = secret.substring(starts.get(i), starts.get(j) + pieces.get(j).length());
+        add(run);
+        add(escaped(run));
+      }
+      String piece = pieces.get(i);
+      if (piece.length() >= MIN_SHORT_PIECE && piece.length() < MIN_PIECE) {
+        SHORT_PIECES.add(piece);
+      }
     }
     synchronized (Redaction.class) {
       longestFirst =
           SECRETS.stream().sorted(Comparator.comparingInt(String::length).reversed()).toList();
+      shortPieces =
+          SHORT_PIECES.isEmpty()
+              ? null
+              : Pattern.compile(
+                  "(?<![\\p{L}\\p{N}])(?:"
+                      + SHORT_PIECES.stream()
+                          .sorted(Comparator.comparingInt(String::length).reversed())
+                          .map(Pattern::quote)
+                          .collect(java.util.stream.Collectors.joining("|"))
+                      + ")(?![\\p{L}\\p{N}])");
     }
+  }
+
+  /**
+   * {@code s} with backslashes and double quotes escaped, as JSON and quoted log fields write it.
+   */
+  private static String escaped(String s) {
+    return s.replace("\\", "\\\\").replace("\"", "\\\"");
   }
 
   /** The registered secrets in user info or a query ({@code jdbc:...//u:pw@h/db?password=pw}). */
@@ -95,6 +152,10 @@ public final class Redaction {
     var userinfo = Pattern.compile("//[^\\s/@:]*:(\\S*)@").matcher(url);
     if (userinfo.find()) {
       register(userinfo.group(1));
+    }
+    var passwordOnly = PASSWORD_ONLY_SCHEMES.matcher(url);
+    if (passwordOnly.find()) {
+      register(passwordOnly.group(2));
     }
     var query = QUERY_SECRET.matcher(url);
     while (query.find()) {
@@ -116,6 +177,10 @@ public final class Redaction {
     String out = text;
     for (String secret : longestFirst) {
       out = out.replace(secret, "***");
+    }
+    Pattern shortOnes = shortPieces;
+    if (shortOnes != null) {
+      out = shortOnes.matcher(out).replaceAll("***");
     }
     return redactUrl(out);
   }

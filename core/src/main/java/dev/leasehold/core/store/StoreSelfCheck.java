@@ -1,17 +1,19 @@
 package dev.leasehold.core.store;
 
+import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.LeaseStoreException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.LongSupplier;
 
 /**
@@ -20,7 +22,7 @@ import java.util.function.LongSupplier;
  * without being that store (a "compatible" server, a proxy) can get one of them subtly wrong; then
  * the lock must refuse to start, not silently stop locking.
  *
- * <p>On two scratch names ({@value #SCRATCH_PREFIX}{@code <node>.hold} and {@code .expiry}) and two
+ * <p>On two scratch names ({@value #SCRATCH_PREFIX}{@code <slot>.hold} and {@code .expiry}) and two
  * independent clients it checks, in about the short TTL plus a few dozen round trips:
  *
  * <ol>
@@ -31,13 +33,22 @@ import java.util.function.LongSupplier;
  *   <li>a wrong token does not release the lease; the right one does (G7);
  *   <li>a released firing is still refused: the watermark holds (G1, G2);
  *   <li>a lease with a {@link #SHORT_TTL} is not taken before the TTL, and is claimable after it on
- *       the store's clock (G3), with a larger fence (G6).
+ *       the store's clock (G3), with a larger fence (G6);
+ *   <li>on a store that keeps pauses: a claim of a paused name is recorded as paused by one client
+ *       and won by none, the pause shows in {@code inspect}, and {@code resume} ends it.
  * </ol>
  *
- * <p>The port cannot delete, so the scratch names stay in the store, released (one small entry per
- * node). A failure is an {@link IncompatibleStoreException} whose message is one line naming the
- * store, its redacted address and the missing behaviour; a store error during the check propagates
- * as it is (unreachable, unsupported), so it is reported as what it is.
+ * <p>When the check ends (passed or failed) it forgets its two scratch names ({@link
+ * LeaseStore#forget}, which keeps a record another check holds at that moment), so a store that can
+ * forget keeps none of them between checks. On a store that cannot, they stay, released. They come
+ * from {@value #SLOTS} slots, so such a store holds at most {@code 2 × SLOTS} of them however many
+ * nodes (or {@code validate --connect} runs, each a new node id by default) checked it: a node
+ * starts at the slot its id hashes to and moves to the next one when another check holds it, or
+ * took it between the look and the claim; when every slot is in use (more checks at once than
+ * slots) it waits for one, up to {@code SLOTS_WAIT}. A failure is an {@link
+ * IncompatibleStoreException} whose message is one line naming the store, its redacted address and
+ * the missing behaviour; a store error during the check propagates as it is (unreachable,
+ * unsupported), so it is reported as what it is.
  */
 public final class StoreSelfCheck {
   /** Every scratch name starts with this; no job of a configuration needs it. */
@@ -49,25 +60,35 @@ public final class StoreSelfCheck {
   private static final Duration HOLD_TTL = Duration.ofSeconds(10);
   private static final Duration EXPIRY_LIMIT = SHORT_TTL.plusSeconds(3);
   private static final long POLL_MILLIS = 20;
+  private static final int REFUSALS = 4;
+
+  /** How many pairs of scratch names there are. */
+  public static final int SLOTS = 8;
+
+  /** How long a check waits for a free slot when more checks than slots run at once. */
+  static final Duration SLOTS_WAIT = Duration.ofSeconds(30);
 
   private final String where;
-  private final String base;
+  private final int firstSlot;
   private final String holder;
   private final LongSupplier nanoTime;
+  private final Clock clock;
+  private boolean forgottenOnce;
 
   /**
    * @param settings the store's settings (for the failure line: type and redacted address)
    * @param node this node's id: the scratch names and holders carry it
    */
   public StoreSelfCheck(StoreSettings settings, String node) {
-    this(settings, node, System::nanoTime);
+    this(settings, node, System::nanoTime, Clock.systemUTC());
   }
 
-  StoreSelfCheck(StoreSettings settings, String node, LongSupplier nanoTime) {
+  StoreSelfCheck(StoreSettings settings, String node, LongSupplier nanoTime, Clock clock) {
     this.where = describe(settings);
-    this.base = SCRATCH_PREFIX + tag(node);
+    this.firstSlot = Math.floorMod(tag(node).hashCode(), SLOTS);
     this.holder = "self-check-" + tag(node);
     this.nanoTime = nanoTime;
+    this.clock = clock;
   }
 
   /** {@code store mongo at mongodb://h:27017}, without secrets. */
@@ -91,12 +112,43 @@ public final class StoreSelfCheck {
    * @throws dev.leasehold.core.lease.LeaseStoreException when the store cannot be asked
    */
   public void run(LeaseStore first, LeaseStore second) {
+    forgottenOnce = false;
+    long deadline = nanoTime.getAsLong() + SLOTS_WAIT.toNanos();
+    while (true) {
+      for (int i = 0; i < SLOTS; i++) {
+        String slot = SCRATCH_PREFIX + (firstSlot + i) % SLOTS;
+        if (busy(first, slot + ".hold") || busy(first, slot + ".expiry")) {
+          continue;
+        }
+        try {
+          runOn(first, second, slot);
+          return;
+        } catch (SlotTaken e) {
+          // another check took this slot between the look and the claim: the next one
+        }
+      }
+      if (nanoTime.getAsLong() - deadline > 0) {
+        throw new LeaseStoreException(
+            where
+                + ": all "
+                + SLOTS
+                + " self-check slots stayed in use by other checks for "
+                + SLOTS_WAIT.toSeconds()
+                + " s; try again");
+      }
+      // more checks at once than slots (many replicas starting together): one ends within a second
+      sleep(100 + java.util.concurrent.ThreadLocalRandom.current().nextLong(200));
+    }
+  }
+
+  private void runOn(LeaseStore first, LeaseStore second, String slot) {
     List<Held> held = new ArrayList<>();
+    String hold = slot + ".hold";
+    String expiry = slot + ".expiry";
     try {
-      String hold = scratch(first, base + ".hold");
-      String expiry = scratch(first, base + ".expiry");
       Instant firing = nextFiring(first, hold, expiry);
       checkClaims(first, second, hold, firing, held);
+      checkPause(first, second, hold, firing.plusMillis(2), held);
       checkExpiry(first, second, expiry, firing, held);
     } catch (IncompatibleStoreException e) {
       if (e.getMessage() != null && e.getMessage().startsWith(where)) {
@@ -112,19 +164,39 @@ public final class StoreSelfCheck {
           // cleaning up as far as the store lets us; its lease ends with its TTL anyway
         }
       }
+      forgetScratch(first, hold, expiry);
+    }
+  }
+
+  /** Deletes the scratch records the check leaves; the store keeps one that another check holds. */
+  private static void forgetScratch(LeaseStore store, String... names) {
+    if (!store.supportsForget()) {
+      return;
+    }
+    for (String name : names) {
+      try {
+        store.forget(name);
+      } catch (RuntimeException e) {
+        // a record left behind is released and is forgotten by the next check of this slot
+      }
     }
   }
 
   private void checkClaims(
       LeaseStore first, LeaseStore second, String name, Instant firing, List<Held> held) {
     long storedFence = first.inspect(name).map(LeaseState::fence).orElse(0L);
-    Lease lease =
-        first
-            .claim(name, firing, holder, HOLD_TTL)
-            .orElseThrow(() -> fail("the server refused the first claim of a free lease"));
+    Lease lease = claimFree(first, name, firing, HOLD_TTL);
     held.add(new Held(first, lease));
     if (!name.equals(lease.name())) {
       throw fail("the server answered a claim of " + name + " with the lease " + lease.name());
+    }
+    if (lease.fence() <= storedFence && first.supportsForget() && !forgottenOnce) {
+      // another check forgot the scratch record (and its high-water mark) between our look and
+      // our claim: the stored fence says nothing any more; once per check, another slot
+      forgottenOnce = true;
+      first.release(lease);
+      held.clear();
+      throw new SlotTaken();
     }
     if (lease.fence() <= storedFence) {
       throw fail(
@@ -162,19 +234,58 @@ public final class StoreSelfCheck {
       throw fail("the server refused to release a lease by its own token");
     }
     held.clear();
-    if (second.claim(name, firing, holder + "-late", HOLD_TTL).isPresent()) {
+    Optional<Lease> late = second.claim(name, firing, holder + "-late", HOLD_TTL);
+    if (late.isPresent()) {
+      held.add(new Held(second, late.get()));
+      if (first.supportsForget() && !forgottenOnce) {
+        // the record (and its watermark) was forgotten by a check that ended on this slot
+        // between our release and this claim: once per check, another slot
+        forgottenOnce = true;
+        throw new SlotTaken();
+      }
       throw fail(
           "the server accepted a claim of a firing already run (the watermark did not hold)");
+    }
+  }
+
+  private void checkPause(
+      LeaseStore first, LeaseStore second, String name, Instant firing, List<Held> held) {
+    if (!first.supportsPause()) {
+      return;
+    }
+    first.pause(name, holder, "self-check", false);
+    try {
+      ClaimResult recorded = second.tryClaim(name, firing, holder + "-other", HOLD_TTL);
+      if (recorded.won()) {
+        held.add(new Held(second, recorded.lease()));
+        throw fail("the server granted a claim of a paused job");
+      }
+      if (recorded.kind() != ClaimResult.Kind.PAUSED) {
+        throw fail(
+            "the server did not record a firing of a paused job (answered " + recorded + ")");
+      }
+      ClaimResult again = first.tryClaim(name, firing, holder, HOLD_TTL);
+      if (again.won()) {
+        held.add(new Held(first, again.lease()));
+      }
+      if (again.kind() != ClaimResult.Kind.ALREADY_RUN) {
+        throw fail("the server let a paused firing be claimed twice (answered " + again + ")");
+      }
+      if (!second.inspect(name).map(LeaseState::paused).orElse(false)) {
+        throw fail("the server does not show a paused job as paused");
+      }
+    } finally {
+      first.resume(name, false);
+    }
+    if (second.inspect(name).map(LeaseState::paused).orElse(true)) {
+      throw fail("resume did not end a pause");
     }
   }
 
   private void checkExpiry(
       LeaseStore first, LeaseStore second, String name, Instant firing, List<Held> held) {
     long start = nanoTime.getAsLong();
-    Lease lease =
-        first
-            .claim(name, firing, holder, SHORT_TTL)
-            .orElseThrow(() -> fail("the server refused the first claim of a free lease"));
+    Lease lease = claimFree(first, name, firing, SHORT_TTL);
     held.add(new Held(first, lease));
     Optional<Lease> early = second.acquire(name, holder + "-other", SHORT_TTL);
     // the store started the TTL after `start`, and decided this acquire before it returned: an
@@ -203,6 +314,12 @@ public final class StoreSelfCheck {
         }
         return;
       }
+      Instant last = second.inspect(name).map(LeaseState::lastFire).orElse(null);
+      if (last != null && !last.isBefore(next)) {
+        // another check claimed this name after our lease expired: its watermark now refuses
+        // ours, which says nothing about this store; the check starts again on another slot
+        throw new SlotTaken();
+      }
       if (nanoTime.getAsLong() - deadline > 0) {
         throw fail(
             "a lease with a "
@@ -215,15 +332,48 @@ public final class StoreSelfCheck {
     }
   }
 
-  /** The scratch name, or a one-off variant when another process (same node id) holds it now. */
-  private static String scratch(LeaseStore store, String name) {
-    boolean busy = store.inspect(name).map(LeaseState::held).orElse(false);
-    return busy ? name + "." + UUID.randomUUID().toString().substring(0, 8) : name;
+  /** Whether another check holds the scratch name now. */
+  private static boolean busy(LeaseStore store, String name) {
+    return store.inspect(name).map(LeaseState::held).orElse(false);
+  }
+
+  /**
+   * The first claim of a scratch name. When it is refused, another check may have taken the slot
+   * meanwhile: it holds or pauses the name, or its claim moved the watermark to or past ours. It
+   * may also have held the name during our claim and let it go before our look, so a refusal of a
+   * name that looks free is tried again a few times; only a server that keeps refusing a free lease
+   * fails.
+   */
+  private Lease claimFree(LeaseStore store, String name, Instant firing, Duration ttl) {
+    for (int attempt = 1; ; attempt++) {
+      Optional<Lease> lease = store.claim(name, firing, holder, ttl);
+      if (lease.isPresent()) {
+        return lease.get();
+      }
+      Optional<LeaseState> state = store.inspect(name);
+      if (state.isPresent()
+          && (state.get().held()
+              || state.get().paused()
+              || (state.get().lastFire() != null && !state.get().lastFire().isBefore(firing)))) {
+        throw new SlotTaken();
+      }
+      if (attempt >= REFUSALS) {
+        throw fail("the server refused the first claim of a free lease");
+      }
+      sleep(POLL_MILLIS * attempt);
+    }
+  }
+
+  /** Another check took the slot this one was about to use. */
+  private static final class SlotTaken extends RuntimeException {
+    SlotTaken() {
+      super(null, null, false, false);
+    }
   }
 
   /** A firing past both watermarks and not before now, at millisecond precision. */
-  private static Instant nextFiring(LeaseStore store, String... names) {
-    Instant firing = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+  private Instant nextFiring(LeaseStore store, String... names) {
+    Instant firing = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     for (String name : names) {
       Instant last = store.inspect(name).map(LeaseState::lastFire).orElse(null);
       if (last != null && !last.isBefore(firing)) {
@@ -245,8 +395,12 @@ public final class StoreSelfCheck {
   }
 
   private static void pause() {
+    sleep(POLL_MILLIS);
+  }
+
+  private static void sleep(long millis) {
     try {
-      Thread.sleep(POLL_MILLIS);
+      Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted during the store self-check", e);

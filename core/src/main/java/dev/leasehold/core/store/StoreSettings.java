@@ -45,11 +45,23 @@ public record StoreSettings(
    * the password never repeated; null when there is no problem.
    */
   public String credentialsProblem() {
-    if (username != null && password == null) {
-      return "store.username: needs store.password as well";
+    String problem = usernameWithoutPasswordProblem();
+    if (problem != null) {
+      return problem;
     }
     if (password != null && username == null) {
       return "store.password: needs store.username as well";
+    }
+    return null;
+  }
+
+  /**
+   * The half of {@link #credentialsProblem} for stores that also take a password alone (Redis with
+   * {@code requirepass}): a user needs a password. Null when there is no problem.
+   */
+  public String usernameWithoutPasswordProblem() {
+    if (username != null && password == null) {
+      return "store.username: needs store.password as well";
     }
     return null;
   }
@@ -60,27 +72,6 @@ public record StoreSettings(
       return "store.command-timeout: must be positive, got " + commandTimeout;
     }
     return null;
-  }
-
-  /**
-   * Why the store option {@code key} (e.g. {@code history-max}), when given, is not a positive
-   * whole number below a billion; null when it is absent or good.
-   */
-  public String positiveWholeNumberOptionProblem(String key) {
-    String value = options.get(key);
-    if (value != null && !value.matches("[1-9][0-9]{0,8}")) {
-      return "store.options." + key + ": expected a positive whole number, got " + value;
-    }
-    return null;
-  }
-
-  /**
-   * The store option {@code key} as a number, {@code fallback} when it is absent; call it once
-   * {@link #positiveWholeNumberOptionProblem} found no problem.
-   */
-  public long positiveWholeNumberOption(String key, long fallback) {
-    String value = options.get(key);
-    return value == null ? fallback : Long.parseLong(value);
   }
 
   @Override

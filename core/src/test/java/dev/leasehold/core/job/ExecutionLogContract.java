@@ -3,8 +3,11 @@ package dev.leasehold.core.job;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.core.store.NamespaceCases;
 import dev.leasehold.core.store.StoreBackend;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -15,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,9 +37,12 @@ import org.junit.jupiter.api.Timeout;
  *
  * <p>Each test writes under fresh job names, so stores need no cleaning; the kit closes every
  * backend it opened after each test. What the history promises: every field comes back as written
- * (times at millisecond precision), newest first by start time, filtered by job or across all jobs,
- * at most {@code limit} records; records written by one client are read by another; concurrent
- * writers lose nothing. Retention and capping are store-specific and stay in the stores' own tests.
+ * (times at millisecond precision), a run's output included, newest first by start time, filtered
+ * by job or across all jobs, at most {@code limit} records; records written by one client are read
+ * by another; concurrent writers lose nothing; {@code prune} removes, in batches no larger than
+ * asked, what the retention no longer keeps (too old, or beyond the newest {@code max-per-job} of a
+ * job) and nothing else. Capping at write time is store-specific and stays in the stores' own
+ * tests.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class ExecutionLogContract {
@@ -51,6 +58,18 @@ public abstract class ExecutionLogContract {
     StoreBackend backend = createBackend();
     opened.add(backend);
     return backend.executionLog();
+  }
+
+  /**
+   * Two services in two namespaces, and one in none, with the same job names on this store never
+   * see each other's leases, pauses or history.
+   */
+  @Nested
+  class Namespaces extends NamespaceCases {
+    @Override
+    protected StoreBackend createBackend() {
+      return ExecutionLogContract.this.createBackend();
+    }
   }
 
   @BeforeEach
@@ -101,6 +120,97 @@ public abstract class ExecutionLogContract {
             "lease lost after 61s … ünïcode");
     log.record(manual);
     assertThat(log.recent(job, 5)).containsExactly(manual);
+  }
+
+  @Test
+  void aRetrysAttemptComesBackWithItsRow() {
+    String job = freshJob();
+    ExecutionRecord first = run(job, 0, Outcome.FAILED);
+    ExecutionRecord retry =
+        new ExecutionRecord(
+            job,
+            T0,
+            "node-2",
+            9,
+            TriggerKind.SCHEDULED,
+            T0.plusSeconds(3),
+            T0.plusSeconds(4),
+            Outcome.TIMED_OUT,
+            null,
+            "timeout 1s",
+            "[stderr] slow \u001f | @ output",
+            3);
+    log.record(first);
+    log.record(retry);
+    assertThat(newLog().recent(job, 5)).containsExactly(retry, first);
+    assertThat(newLog().recent(job, 5)).extracting(ExecutionRecord::attempt).containsExactly(3, 1);
+  }
+
+  @Test
+  void aRunsOutputComesBackAsWritten() {
+    String job = freshJob();
+    String output =
+        "starting backup of /srv/photos\n"
+            + "[stderr] rsync: send_files failed to open \"ünïcode ☃ 𝄞\": Permission denied (13)\n"
+            + "\ttabbed\r\n"
+            + "[stderr] boom";
+    ExecutionRecord failed =
+        new ExecutionRecord(
+            job,
+            T0,
+            "gateway-1",
+            7,
+            TriggerKind.SCHEDULED,
+            T0.plusMillis(3),
+            T0.plusSeconds(4),
+            Outcome.FAILED,
+            3,
+            "exit code 3",
+            output);
+    ExecutionRecord http =
+        new ExecutionRecord(
+            job,
+            T0.plusSeconds(60),
+            "gateway-2",
+            8,
+            TriggerKind.MANUAL,
+            T0.plusSeconds(60),
+            T0.plusSeconds(61),
+            Outcome.FAILED,
+            503,
+            "HTTP 503: try later",
+            "HTTP/1.1 503\n{\"error\": \"try later\"}");
+    log.record(failed);
+    log.record(http);
+    assertThat(newLog().recent(job, 5)).containsExactly(http, failed);
+  }
+
+  @Test
+  void theLongestOutputRoundTripsAndLongerIsCutToItsTail() {
+    String job = freshJob();
+    String longest = "é𝄞x\n".repeat(ExecutionRecord.MAX_OUTPUT / 5 + 1) + "end";
+    longest = longest.substring(longest.length() - ExecutionRecord.MAX_OUTPUT);
+    ExecutionRecord full =
+        new ExecutionRecord(
+            job, T0, "n", 1, TriggerKind.SCHEDULED, T0, T0, Outcome.FAILED, 1, null, longest);
+    log.record(full);
+    assertThat(log.recent(job, 1)).containsExactly(full);
+    ExecutionRecord cut =
+        new ExecutionRecord(
+            job,
+            T0,
+            "n",
+            2,
+            TriggerKind.SCHEDULED,
+            T0.plusSeconds(1),
+            T0.plusSeconds(1),
+            Outcome.FAILED,
+            1,
+            null,
+            "dropped head " + longest);
+    assertThat(cut.output()).hasSize(ExecutionRecord.MAX_OUTPUT).startsWith("…").endsWith("end");
+    log.record(cut);
+    assertThat(log.recent(job, 1).get(0).output()).isEqualTo(cut.output());
   }
 
   @Test
@@ -242,9 +352,89 @@ public abstract class ExecutionLogContract {
             java.util.stream.LongStream.rangeClosed(1, writers * each).boxed().toList());
   }
 
+  /** A run that ended just now on this machine's clock, {@code i} ms after the previous one. */
+  private static ExecutionRecord endedNow(String job, int i) {
+    Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS).plusMillis(i);
+    return new ExecutionRecord(
+        job,
+        now,
+        "n",
+        i + 1,
+        TriggerKind.SCHEDULED,
+        now,
+        now,
+        Outcome.SUCCEEDED,
+        0,
+        null,
+        "run " + i);
+  }
+
+  /** Prunes batch after batch until one comes back short; returns the number of calls. */
+  private static int pruneAll(
+      ExecutionLog log, HistoryRetention retention, Instant now, int batch) {
+    int calls = 0;
+    int removed;
+    do {
+      removed = log.prune(retention, now, batch);
+      assertThat(removed).as("one batch").isBetween(0, batch);
+      calls++;
+    } while (removed == batch && calls < 100_000);
+    return calls;
+  }
+
+  @Test
+  void pruneRemovesRecordsOlderThanTheRetentionInSmallBatches() {
+    String job = freshJob();
+    for (int i = 0; i < 5; i++) {
+      log.record(endedNow(job, i));
+    }
+    // two hours from now, everything written so far is older than one hour
+    int calls =
+        pruneAll(
+            log,
+            new HistoryRetention(Duration.ofHours(1), 1000),
+            Instant.now().plus(Duration.ofHours(2)),
+            2);
+    assertThat(log.recent(job, 10)).isEmpty();
+    assertThat(calls).as("five records, two per batch").isGreaterThanOrEqualTo(3);
+  }
+
+  @Test
+  void pruneKeepsRecordsWithinTheRetention() {
+    String job = freshJob();
+    for (int i = 0; i < 3; i++) {
+      log.record(endedNow(job, i));
+    }
+    pruneAll(log, HistoryRetention.DEFAULT, Instant.now(), 100);
+    assertThat(newLog().recent(job, 10))
+        .extracting(ExecutionRecord::fence)
+        .containsExactly(3L, 2L, 1L);
+  }
+
+  @Test
+  void pruneKeepsTheNewestMaxPerJobOfEveryJob() {
+    String busy = freshJob();
+    String quiet = freshJob();
+    for (int i = 0; i < 12; i++) {
+      log.record(endedNow(busy, i));
+    }
+    log.record(endedNow(quiet, 0));
+    log.record(endedNow(quiet, 1));
+    pruneAll(log, new HistoryRetention(Duration.ofDays(30), 5), Instant.now(), 3);
+    assertThat(log.recent(busy, 100))
+        .extracting(ExecutionRecord::fence)
+        .containsExactly(12L, 11L, 10L, 9L, 8L);
+    assertThat(log.recent(quiet, 100)).hasSize(2);
+    assertThat(log.prune(new HistoryRetention(Duration.ofDays(30), 5), Instant.now(), 3))
+        .as("nothing more to do")
+        .isZero();
+  }
+
   @Test
   void aLimitBelowOneIsRejected() {
     assertThatThrownBy(() -> log.recent(null, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> log.prune(HistoryRetention.DEFAULT, Instant.now(), 0))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> log.recent(freshJob(), -1))
         .isInstanceOf(IllegalArgumentException.class);
   }

@@ -119,9 +119,45 @@ public abstract class LeaseStoreContract {
     }
   }
 
+  /** A cluster-wide pause, decided in the claim's own atomic step. */
+  @Nested
+  class Pauses extends PauseCases {
+    @Override
+    protected LeaseStore createStore() {
+      return LeaseStoreContract.this.createStore();
+    }
+  }
+
+  /** Node records: published, read back, refreshed, expiring on their own. */
+  @Nested
+  class Nodes extends NodeCases {
+    @Override
+    protected LeaseStore createStore() {
+      return LeaseStoreContract.this.createStore();
+    }
+  }
+
+  /** Forgetting a free lease record: gone, never a held one, fences still rise after it. */
+  @Nested
+  class Forget extends ForgetCases {
+    @Override
+    protected LeaseStore createStore() {
+      return LeaseStoreContract.this.createStore();
+    }
+  }
+
   /** The start-up conformance self-check passes on this store. */
   @Nested
   class SelfCheck extends SelfCheckCases {
+    @Override
+    protected LeaseStore createStore() {
+      return LeaseStoreContract.this.createStore();
+    }
+  }
+
+  /** A counted lease (a concurrency group's slots): at most max holders at once. */
+  @Nested
+  class CountedLeases extends CountedLeaseCases {
     @Override
     protected LeaseStore createStore() {
       return LeaseStoreContract.this.createStore();

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The start-up conformance self-check passes on the store: what {@code run} and {@code validate
  * --connect} will find on this server. Its duration is printed (never asserted) for the
- * compatibility page.
+ * compatibility page. A store that can forget keeps none of the check's scratch records after it.
  */
 public abstract class SelfCheckCases extends LeaseStoreCases {
 
@@ -26,9 +26,17 @@ public abstract class SelfCheckCases extends LeaseStoreCases {
           "self-check on %s, run %d: %d ms%n",
           store.getClass().getSimpleName(), run, (System.nanoTime() - start) / 1_000_000);
     }
-    assertThat(store.list())
-        .filteredOn(s -> StoreSelfCheck.isScratch(s.name()))
-        .isNotEmpty()
-        .allSatisfy(s -> assertThat(s.held()).as("%s released", s.name()).isFalse());
+    if (store.supportsForget()) {
+      // each store's kit runs on a database (or key prefix) of its own: nothing else checks here
+      assertThat(store.list())
+          .as("scratch records forgotten after the checks")
+          .filteredOn(s -> StoreSelfCheck.isScratch(s.name()))
+          .isEmpty();
+    } else {
+      assertThat(store.list())
+          .filteredOn(s -> StoreSelfCheck.isScratch(s.name()))
+          .isNotEmpty()
+          .allSatisfy(s -> assertThat(s.held()).as("%s released", s.name()).isFalse());
+    }
   }
 }

@@ -47,4 +47,39 @@ class RedactionTest {
     assertThat(Redaction.scrub("login failed for Pw-3x%2F%40mple%3Apass"))
         .doesNotContain("Pw-3x", "mple", "%3Apass");
   }
+
+  @Test
+  void userInfoThatIsOnlyAPasswordIsHiddenAndRegisteredForRedis() {
+    assertThat(Redaction.redactUrl("redis://Zulu9Yank8@cache:6379/0"))
+        .isEqualTo("redis://***@cache:6379/0");
+    Redaction.registerUrl("redis://Zulu9Yank8@cache:6379/0");
+    assertThat(Redaction.scrub("NOAUTH for Zulu9Yank8")).isEqualTo("NOAUTH for ***");
+  }
+
+  @Test
+  void queryOptionsWhoseNameEndsInPasswordAreHidden() {
+    assertThat(
+            Redaction.redactUrl(
+                "jdbc:mariadb://h/db?keyStorePassword=a1&trustStorePassword=b2&sslpassword=c3"
+                    + "&ssl.key.password=d4&user=u"))
+        .isEqualTo(
+            "jdbc:mariadb://h/db?keyStorePassword=***&trustStorePassword=***&sslpassword=***"
+                + "&ssl.key.password=***&user=u");
+  }
+
+  @Test
+  void aSecretWithQuotesOrBackslashesIsFoundEscapedToo() {
+    String secret = "Qu\"ote\\Back-7";
+    Redaction.register(secret);
+    assertThat(Redaction.scrub("raw " + secret)).isEqualTo("raw ***");
+    assertThat(Redaction.scrub("{\"m\":\"Qu\\\"ote\\\\Back-7\"}")).isEqualTo("{\"m\":\"***\"}");
+  }
+
+  @Test
+  void partsOfTwoOrThreeCharactersAreHiddenWhereTheyStandAlone() {
+    Redaction.register("Vx@Wy:zebra-crossing");
+    assertThat(Redaction.scrub("user Vx at host Wy")).isEqualTo("user *** at host ***");
+    assertThat(Redaction.scrub("Wy:zebra-crossing")).isEqualTo("***");
+    assertThat(Redaction.scrub("VxWy stays")).isEqualTo("VxWy stays");
+  }
 }

@@ -57,9 +57,94 @@ class StoreSelfCheckTest {
     assertThatCode(() -> check(Flaw.NONE))
         .as("again, on the same names")
         .doesNotThrowAnyException();
-    LeaseState hold =
-        server.client().inspect(StoreSelfCheck.SCRATCH_PREFIX + "gateway-1.hold").orElseThrow();
-    assertThat(hold.held()).as("released afterwards").isFalse();
+    assertThat(server.client().list())
+        .filteredOn(s -> StoreSelfCheck.isScratch(s.name()))
+        .hasSize(2)
+        .allSatisfy(s -> assertThat(s.held()).as("%s released afterwards", s.name()).isFalse());
+  }
+
+  @Test
+  void twentyChecksByNewNodeIdsLeaveNoMoreScratchNamesThanTheSlots() {
+    for (int i = 0; i < 20; i++) {
+      new StoreSelfCheck(SETTINGS, "validate-host-" + (4000 + i))
+          .run(broken(Flaw.NONE), broken(Flaw.NONE));
+    }
+    assertThat(server.client().list())
+        .filteredOn(s -> StoreSelfCheck.isScratch(s.name()))
+        .hasSizeLessThanOrEqualTo(2 * StoreSelfCheck.SLOTS);
+  }
+
+  private List<LeaseState> scratch() {
+    return server.client().list().stream().filter(s -> StoreSelfCheck.isScratch(s.name())).toList();
+  }
+
+  @Test
+  void onAStoreThatForgetsTwentyChecksLeaveNoScratchNames() {
+    for (int i = 0; i < 20; i++) {
+      new StoreSelfCheck(SETTINGS, "validate-host-" + (4000 + i))
+          .run(broken(Flaw.NONE, true), broken(Flaw.NONE, true));
+      assertThat(scratch()).as("after check %d", i + 1).isEmpty();
+    }
+  }
+
+  @Test
+  void onAStoreThatForgetsChecksAtOnceAllPassAndLeaveNoScratchNames() throws Exception {
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(12);
+    try {
+      List<java.util.concurrent.Future<?>> checks = new java.util.ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        String node = "gateway-" + (i % 3);
+        checks.add(
+            pool.submit(
+                () ->
+                    new StoreSelfCheck(SETTINGS, node)
+                        .run(broken(Flaw.NONE, true), broken(Flaw.NONE, true))));
+      }
+      for (java.util.concurrent.Future<?> f : checks) {
+        assertThatCode(() -> f.get(30, java.util.concurrent.TimeUnit.SECONDS))
+            .doesNotThrowAnyException();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(scratch()).isEmpty();
+  }
+
+  @Test
+  void aStoreThatForgetsIsStillRefusedWhenItBreaksARule() {
+    assertThatThrownBy(
+            () ->
+                new StoreSelfCheck(SETTINGS, "gateway-1")
+                    .run(broken(Flaw.NO_WATERMARK, true), broken(Flaw.NO_WATERMARK, true)))
+        .hasMessageContaining("the watermark did not hold");
+    assertThatThrownBy(
+            () ->
+                new StoreSelfCheck(SETTINGS, "gateway-1")
+                    .run(
+                        broken(Flaw.FENCE_STANDS_STILL, true),
+                        broken(Flaw.FENCE_STANDS_STILL, true)))
+        .hasMessageContaining("fence");
+    assertThat(scratch()).as("forgotten after a failed check too").isEmpty();
+  }
+
+  @Test
+  void moreChecksAtOnceThanSlotsAllPass() throws Exception {
+    java.util.concurrent.ExecutorService pool =
+        java.util.concurrent.Executors.newFixedThreadPool(12);
+    try {
+      List<java.util.concurrent.Future<?>> checks = new java.util.ArrayList<>();
+      for (int i = 0; i < 12; i++) {
+        // the same node id twelve times, more checks than slots: every one starts at one slot
+        checks.add(pool.submit(() -> check(Flaw.NONE)));
+      }
+      for (java.util.concurrent.Future<?> f : checks) {
+        assertThatCode(() -> f.get(30, java.util.concurrent.TimeUnit.SECONDS))
+            .doesNotThrowAnyException();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
@@ -117,8 +202,23 @@ class StoreSelfCheckTest {
 
   /** A client of the reference store with one rule removed. */
   private LeaseStore broken(Flaw flaw) {
+    return broken(flaw, false);
+  }
+
+  /** As {@link #broken(Flaw)}; with {@code forgets}, the client can forget records. */
+  private LeaseStore broken(Flaw flaw, boolean forgets) {
     LeaseStore real = server.client();
     return new LeaseStore() {
+      @Override
+      public boolean supportsForget() {
+        return forgets;
+      }
+
+      @Override
+      public boolean forget(String name) {
+        return real.forget(name);
+      }
+
       @Override
       public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
         return switch (flaw) {

@@ -1,10 +1,12 @@
 package dev.leasehold.core.testing;
 
+import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.Pause;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,6 +29,8 @@ public final class InMemoryLeaseStore implements LeaseStore {
   public static final class Shared {
     private final Clock clock;
     private final Map<String, Row> rows = new TreeMap<>();
+    private final Map<String, Long> highWater = new TreeMap<>();
+    private final Map<String, dev.leasehold.core.lease.NodeRecord> nodes = new TreeMap<>();
     private final AtomicBoolean reachable = new AtomicBoolean(true);
 
     public Shared(Clock clock) {
@@ -54,6 +58,8 @@ public final class InMemoryLeaseStore implements LeaseStore {
     long fence;
     Instant lastFire;
     Instant leaseUntil;
+    Pause pause;
+    Instant pausedFire;
   }
 
   private final Shared shared;
@@ -75,11 +81,66 @@ public final class InMemoryLeaseStore implements LeaseStore {
 
   @Override
   public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
-    return take(
-        LeaseArguments.name(name),
-        LeaseArguments.firing(firing),
-        LeaseArguments.holder(holder),
-        LeaseArguments.ttlMillis(ttl));
+    return tryClaim(name, firing, holder, ttl).leaseIfWon();
+  }
+
+  @Override
+  public ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
+    LeaseArguments.name(name);
+    Instant at = LeaseArguments.firing(firing);
+    LeaseArguments.holder(holder);
+    long ttlMillis = LeaseArguments.ttlMillis(ttl);
+    synchronized (shared) {
+      Row row = shared.rows.get(name);
+      if (row != null && row.pause != null) {
+        now();
+        if (row.lastFire != null && !row.lastFire.isBefore(at)) {
+          return ClaimResult.alreadyRun(row.lastFire);
+        }
+        row.lastFire = at;
+        row.pausedFire = at;
+        return ClaimResult.paused(at);
+      }
+      Optional<Lease> won = take(name, at, holder, ttlMillis);
+      return won.map(ClaimResult::won).orElseGet(() -> ClaimResult.refusal(inspect(name), at));
+    }
+  }
+
+  @Override
+  public boolean supportsPause() {
+    return true;
+  }
+
+  @Override
+  public Pause pause(String name, String by, String reason, boolean stopRunning) {
+    LeaseArguments.name(name);
+    Pause.check(by, reason);
+    synchronized (shared) {
+      Instant now = now();
+      Row row = shared.rows.computeIfAbsent(name, n -> newRow(n));
+      if (row.leaseUntil == null) {
+        row.leaseUntil = now;
+      }
+      row.pause = new Pause(row.pause == null ? now : row.pause.since(), by, reason, stopRunning);
+      return row.pause;
+    }
+  }
+
+  @Override
+  public boolean resume(String name, boolean catchUp) {
+    LeaseArguments.name(name);
+    synchronized (shared) {
+      now();
+      Row row = shared.rows.get(name);
+      if (row == null || row.pause == null) {
+        return false;
+      }
+      row.pause = null;
+      if (catchUp && row.lastFire != null && row.lastFire.equals(row.pausedFire)) {
+        row.lastFire = row.lastFire.minusMillis(1);
+      }
+      return true;
+    }
   }
 
   @Override
@@ -94,7 +155,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
   private Optional<Lease> take(String name, Instant firing, String holder, long ttlMillis) {
     synchronized (shared) {
       Instant now = now();
-      Row row = shared.rows.computeIfAbsent(name, n -> new Row());
+      Row row = shared.rows.computeIfAbsent(name, n -> newRow(n));
       boolean live = row.token != null && row.leaseUntil.isAfter(now);
       if (live || (firing != null && row.lastFire != null && !row.lastFire.isBefore(firing))) {
         return Optional.empty();
@@ -119,7 +180,10 @@ public final class InMemoryLeaseStore implements LeaseStore {
     synchronized (shared) {
       Instant now = now();
       Row row = shared.rows.get(lease.name());
-      if (row == null || !lease.token().equals(row.token) || !row.leaseUntil.isAfter(now)) {
+      if (row == null
+          || !lease.token().equals(row.token)
+          || !row.leaseUntil.isAfter(now)
+          || (row.pause != null && row.pause.stopRunning())) {
         return false;
       }
       row.leaseUntil = now.plusMillis(ttlMillis);
@@ -153,6 +217,61 @@ public final class InMemoryLeaseStore implements LeaseStore {
     }
   }
 
+  private Row newRow(String name) {
+    Row row = new Row();
+    row.fence = shared.highWater.getOrDefault(name, 0L);
+    return row;
+  }
+
+  @Override
+  public boolean supportsForget() {
+    return true;
+  }
+
+  /** Removes a free, unpaused row; its fence stays as the name's high-water mark. */
+  @Override
+  public boolean forget(String name) {
+    LeaseArguments.name(name);
+    synchronized (shared) {
+      Instant now = now();
+      Row row = shared.rows.get(name);
+      if (row == null || row.pause != null || (row.token != null && row.leaseUntil.isAfter(now))) {
+        return false;
+      }
+      shared.rows.remove(name);
+      if (name.startsWith("_leasehold.self-check.")) {
+        shared.highWater.remove(name);
+      } else {
+        shared.highWater.merge(name, row.fence, Math::max);
+      }
+      return true;
+    }
+  }
+
+  @Override
+  public boolean supportsNodes() {
+    return true;
+  }
+
+  /** Kept in the shared "server" until {@link dev.leasehold.core.lease.NodeRecord#keptUntil}. */
+  @Override
+  public void publishNode(dev.leasehold.core.lease.NodeRecord node, java.time.Duration ttl) {
+    dev.leasehold.core.lease.NodeRecord published = node.publishedFor(ttl);
+    synchronized (shared) {
+      now();
+      shared.nodes.put(node.nodeId(), published);
+    }
+  }
+
+  @Override
+  public List<dev.leasehold.core.lease.NodeRecord> nodes() {
+    synchronized (shared) {
+      Instant now = now();
+      shared.nodes.values().removeIf(n -> !now.isBefore(n.keptUntil()));
+      return List.copyOf(shared.nodes.values());
+    }
+  }
+
   @Override
   public List<LeaseState> list() {
     synchronized (shared) {
@@ -167,6 +286,12 @@ public final class InMemoryLeaseStore implements LeaseStore {
   private static LeaseState state(String name, Row row, Instant now) {
     boolean held = row.token != null && row.leaseUntil.isAfter(now);
     return new LeaseState(
-        name, row.token == null ? null : row.holder, row.leaseUntil, row.lastFire, row.fence, held);
+        name,
+        row.token == null ? null : row.holder,
+        row.leaseUntil,
+        row.lastFire,
+        row.fence,
+        held,
+        row.pause);
   }
 }

@@ -1,0 +1,61 @@
+package dev.leasehold.core.store;
+
+import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.LeaseStore;
+import java.util.Objects;
+import java.util.Set;
+
+/** A backend whose leases and history are those of one {@link Namespace}. */
+final class NamespacedBackend implements StoreBackend {
+  private final StoreBackend delegate;
+  private final LeaseStore leases;
+  private final ExecutionLog history;
+
+  NamespacedBackend(StoreBackend delegate, Namespace namespace) {
+    this.delegate = Objects.requireNonNull(delegate, "delegate");
+    this.leases = new NamespacedLeaseStore(delegate.leaseStore(), namespace);
+    this.history = new NamespacedExecutionLog(delegate.executionLog(), namespace);
+  }
+
+  static StoreFactory factory(StoreFactory factory, Namespace namespace) {
+    return new Factory(Objects.requireNonNull(factory, "factory"), namespace);
+  }
+
+  /** Opens the backends of {@code delegate} in {@code namespace}. */
+  record Factory(StoreFactory delegate, Namespace namespace) implements StoreFactory {
+    @Override
+    public Set<String> types() {
+      return delegate.types();
+    }
+
+    @Override
+    public String validate(StoreSettings settings) {
+      return delegate.validate(settings);
+    }
+
+    @Override
+    public StoreBackend open(StoreSettings settings) {
+      return namespace.wrap(delegate.open(settings));
+    }
+  }
+
+  @Override
+  public LeaseStore leaseStore() {
+    return leases;
+  }
+
+  @Override
+  public ExecutionLog executionLog() {
+    return history;
+  }
+
+  @Override
+  public void ping() {
+    delegate.ping();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}

@@ -1,0 +1,141 @@
+package dev.leasehold.core.store;
+
+import dev.leasehold.core.lease.LeaseState;
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NodeRecord;
+import dev.leasehold.core.lease.Replicas;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps this daemon's {@link NodeRecord} in the store: published at start, then every {@link
+ * #REFRESH} (a third of {@link #TTL}), so a replica that stops refreshing is stale one TTL after
+ * its last record and gone {@link NodeRecord#STALE_FACTOR} TTLs later. The leases it lists are the
+ * store's own answer (every live lease this node holds), read just before each publication; the
+ * node list is read right after it and kept ({@link #latest}) for the drift metric.
+ *
+ * <p>A failed publication logs a warning (once until one succeeds again) and is tried again at the
+ * next refresh; it never touches the scheduler. A store without node records ({@link
+ * LeaseStore#supportsNodes} false) is left alone.
+ */
+public final class NodePublisher implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NodePublisher.class);
+
+  /** How long a record is live after it was published. */
+  public static final Duration TTL = Duration.ofSeconds(15);
+
+  /** How often the record is published again. */
+  public static final Duration REFRESH = TTL.dividedBy(3);
+
+  private final LeaseStore store;
+  private final String node;
+  private final String version;
+  private final java.util.function.Supplier<String> jobDigest;
+  private final Instant startedAt;
+  private final Clock clock;
+  private final ScheduledExecutorService thread;
+  private boolean failing;
+  private volatile boolean closed;
+  private volatile Replicas latest;
+  private volatile java.util.function.Consumer<Replicas> onRead = r -> {};
+
+  public NodePublisher(
+      LeaseStore store, String node, String version, String jobDigest, Clock clock) {
+    this(store, node, version, () -> jobDigest, clock);
+  }
+
+  /**
+   * @param jobDigest read at each publication, so that a reloaded job set shows at the next refresh
+   */
+  public NodePublisher(
+      LeaseStore store,
+      String node,
+      String version,
+      java.util.function.Supplier<String> jobDigest,
+      Clock clock) {
+    this.store = store;
+    this.node = node;
+    this.version = version;
+    this.jobDigest = jobDigest;
+    this.clock = clock;
+    this.startedAt = clock.instant();
+    this.thread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "leasehold-node-record");
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  /** Called with the replicas after every publication (the drift metric); set before start. */
+  public NodePublisher onRead(java.util.function.Consumer<Replicas> listener) {
+    this.onRead = listener;
+    return this;
+  }
+
+  /** Publishes now and then every {@link #REFRESH}; does nothing on a store without records. */
+  public void start() {
+    if (!store.supportsNodes()) {
+      log.debug("store keeps no node records; this node is not published");
+      return;
+    }
+    thread.scheduleWithFixedDelay(this::publishOnce, 0, REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** Publishes the record once; returns whether the store took it. */
+  public synchronized boolean publishOnce() {
+    try {
+      List<String> held =
+          store.list().stream()
+              .filter(s -> s.held() && node.equals(s.holder()))
+              .map(LeaseState::name)
+              .toList();
+      store.publishNode(
+          new NodeRecord(node, version, startedAt, clock.instant(), jobDigest.get(), held), TTL);
+      latest = Replicas.of(store.nodes(), clock.instant());
+      onRead.accept(latest);
+      if (failing) {
+        log.info("node record published again");
+      }
+      failing = false;
+      return true;
+    } catch (RuntimeException e) {
+      if (closed) {
+        // the daemon is stopping and its store may close under this call: nothing to report
+        log.debug("node record not published while stopping: {}", e.getMessage());
+        return false;
+      }
+      if (!failing) {
+        log.warn("node record not published: {}; trying again", e.getMessage());
+      } else {
+        log.debug("node record not published again: {}", e.getMessage());
+      }
+      failing = true;
+      return false;
+    }
+  }
+
+  /**
+   * The replicas as read right after this node's last publication (for the drift metric), or empty
+   * before the first one and on a store without node records.
+   */
+  public Optional<Replicas> latest() {
+    return Optional.ofNullable(latest);
+  }
+
+  /** Stops publishing; the record expires on its own (a restart under the same id replaces it). */
+  @Override
+  public void close() {
+    closed = true;
+    thread.shutdownNow();
+  }
+}
