@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Claims that come due together go to the store together. At most one batch goes out per window
@@ -16,38 +17,42 @@ import java.util.List;
  * per window. A batch goes to a worker, which first reports each job's unrun firings ({@link
  * UnrunFirings}, in firing order, before any newer claim of that job) and then asks the store once:
  * {@code tryClaim} for one claim, {@code claimAll} for several (names are distinct: a job has one
- * claim in flight per node). Each answer goes back to {@link Answers}, with the ticker reading
- * taken before the call was sent. Per-firing semantics are those of single claims; a batch that
- * fails as a whole fails every entry.
+ * step in flight per node). What the worker learns goes back to the {@link SlotOwner} as events of
+ * {@link Answers}, with the ticker readings taken before the call was sent and after it answered.
+ * Per-firing semantics are those of single claims; a batch that fails as a whole fails every entry.
+ *
+ * <p>{@link #add}, {@link #drop} and the flush are events of the owner; {@link #send} runs on a
+ * worker and reads only what the owner handed it.
  */
 final class ClaimBatch {
 
   /** Most claims in one {@code claimAll}; larger batches are split. */
   static final int MAX_BATCH = 500;
 
-  /**
-   * One claim step: reports of the slot's unrun firings, then {@code firing} (none: reports only).
-   */
-  record Claim(JobSlot slot, Instant firing, int attempt) {}
-
-  /** Where the steps go on; called with the scheduler's lock held, except {@link #answered}. */
+  /** Where the steps go on; every method is an event of the owner. */
   interface Answers {
-    /** The scheduler stopped before the claim was sent. */
-    void stopped(Claim claim);
+    /** The scheduler stopped before the step was sent. */
+    void stopped(ClaimStep step);
 
-    /** A reports-only step ended. */
-    void reported(JobSlot slot);
+    /**
+     * The step's reports were sent: {@code settled} are decided. A {@link ClaimStep.Report} ends
+     * here; a {@link ClaimStep.Claim} goes on to {@link #answered}.
+     */
+    void reported(ClaimStep step, List<Instant> settled);
 
-    /** The store's answer to one claim (called without the lock). */
-    void answered(Claim claim, ClaimResult answer, long sentNanos);
+    /** The store's answer to one claim. */
+    void answered(ClaimStep.Claim claim, ClaimResult answer, long sentNanos, long receivedNanos);
   }
+
+  /** A step as it leaves the owner: with the slot's unrun firings to report first. */
+  private record Outgoing(ClaimStep step, List<Map.Entry<Instant, JobSlot.Unrun>> reports) {}
 
   private final Slots slots;
   private final SchedulerParts parts;
   private final UnrunFirings unrun;
   private final Answers answers;
   private final Duration window;
-  private final List<Claim> pending = new ArrayList<>();
+  private final List<ClaimStep> pending = new ArrayList<>();
   private boolean flushed;
   private long windowEnd;
 
@@ -60,72 +65,79 @@ final class ClaimBatch {
     this.window = window;
   }
 
-  /** (lock held) Adds a claim step; the first one of a batch sets the flush. */
-  void add(Claim claim) {
-    pending.add(claim);
+  /** Event: adds a claim step; the first one of a batch sets the flush. */
+  void add(ClaimStep step) {
+    slots.owner().check();
+    pending.add(step);
     if (pending.size() == 1) {
       long wait = flushed ? windowEnd - parts.ticker().nanoTime() : 0;
-      parts.timer().schedule(this::flush, Duration.ofNanos(Math.max(0, wait)));
+      slots.owner().later(Duration.ofNanos(Math.max(0, wait)), this::flush);
     }
   }
 
-  /** (lock held) Stop: claims not yet sent are called off, their slots idle. */
+  /** Event (stop): steps not yet sent are called off, their slots idle. */
   void drop() {
-    for (Claim c : pending) {
-      c.slot().enter(JobSlot.Phase.IDLE);
+    slots.owner().check();
+    for (ClaimStep step : pending) {
+      step.slot().enter(JobSlot.Phase.IDLE);
     }
     pending.clear();
   }
 
-  /** Timer thread: the window closed; the batch goes to workers. */
+  /** Event: the window closed; the batch, with each slot's reports, goes to workers. */
   private void flush() {
-    List<Claim> claims;
-    synchronized (slots.lock()) {
-      claims = new ArrayList<>(pending);
-      pending.clear();
-      flushed = true;
-      windowEnd = parts.ticker().nanoTime() + window.toNanos();
+    List<Outgoing> batch = new ArrayList<>();
+    for (ClaimStep step : pending) {
+      batch.add(new Outgoing(step, step.slot().unrun()));
     }
-    for (int i = 0; i < claims.size(); i += MAX_BATCH) {
-      List<Claim> part = claims.subList(i, Math.min(claims.size(), i + MAX_BATCH));
+    pending.clear();
+    flushed = true;
+    windowEnd = parts.ticker().nanoTime() + window.toNanos();
+    for (int i = 0; i < batch.size(); i += MAX_BATCH) {
+      List<Outgoing> part = batch.subList(i, Math.min(batch.size(), i + MAX_BATCH));
       parts.workers().execute(() -> send(part));
     }
   }
 
   /** Worker: reports first, then one round trip for every claim. */
-  private void send(List<Claim> claims) {
-    synchronized (slots.lock()) {
-      if (!slots.accepting()) {
-        claims.forEach(answers::stopped);
-        return;
-      }
+  private void send(List<Outgoing> batch) {
+    SlotOwner owner = slots.owner();
+    if (!slots.accepting()) {
+      owner.execute(() -> batch.forEach(o -> answers.stopped(o.step())));
+      return;
     }
-    List<Claim> toClaim = new ArrayList<>();
-    for (Claim c : claims) {
-      unrun.settle(c.slot());
-      if (c.firing() == null) {
-        synchronized (slots.lock()) {
-          answers.reported(c.slot());
+    List<ClaimStep.Claim> claims = new ArrayList<>();
+    for (Outgoing o : batch) {
+      List<Instant> settled =
+          o.reports().isEmpty() ? List.of() : unrun.settle(o.step().slot().job, o.reports());
+      if (o.step() instanceof ClaimStep.Claim claim) {
+        claims.add(claim);
+        if (!settled.isEmpty()) {
+          owner.execute(() -> answers.reported(claim, settled));
         }
       } else {
-        toClaim.add(c);
+        owner.execute(() -> answers.reported(o.step(), settled));
       }
     }
-    if (toClaim.isEmpty()) {
+    if (claims.isEmpty()) {
       return;
     }
     long sent = parts.ticker().nanoTime();
-    List<ClaimResult> results = ask(toClaim);
-    for (int i = 0; i < toClaim.size(); i++) {
-      answers.answered(toClaim.get(i), results.get(i), sent);
-    }
+    List<ClaimResult> results = ask(claims);
+    long received = parts.ticker().nanoTime();
+    owner.execute(
+        () -> {
+          for (int i = 0; i < claims.size(); i++) {
+            answers.answered(claims.get(i), results.get(i), sent, received);
+          }
+        });
   }
 
   /** One answer per claim, in order. */
-  private List<ClaimResult> ask(List<Claim> claims) {
+  private List<ClaimResult> ask(List<ClaimStep.Claim> claims) {
     try {
       if (claims.size() == 1) {
-        Claim c = claims.get(0);
+        ClaimStep.Claim c = claims.get(0);
         return List.of(
             parts
                 .store()

@@ -1,10 +1,6 @@
 package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.Outcome;
-import dev.leasehold.core.job.TriggerKind;
-import dev.leasehold.core.lease.ClaimResult;
-import dev.leasehold.core.lease.Lease;
-import dev.leasehold.core.lease.LeaseStoreException;
 import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.Logger;
@@ -14,26 +10,20 @@ import org.slf4j.LoggerFactory;
  * From a due firing to a run, in named steps: {@link #dispatch} (queue behind the job's claim or
  * run, or start a claim step), {@link ClaimBatch} (claim steps due together go to the store
  * together: reports of unrun firings first, then one {@code tryClaim}, or one {@code claimAll} for
- * several jobs), and one step per answer: {@link #won} starts the run, {@link #held} waits briefly
- * for an earlier firing's lease, {@link #alreadyRun} gives up, {@link #failed} backs off (G8).
- * {@link #idle} ends every path and takes the next queued firing.
+ * several jobs), {@link ClaimAnswers} (one step per answer: run, wait for the lease, give up, back
+ * off), and {@link #idle}, which ends every path and takes the next queued firing or report.
  *
- * <p>The timer thread only moves state and hands work to the workers; store calls and job bodies
- * run on workers. Slot state is guarded by {@link Slots#lock()}; methods named "(lock held)" must
- * be called with it.
+ * <p>Every method here is an event of the {@link SlotOwner}: it runs inside the owner, moves slot
+ * state, and hands store calls to the workers, whose results come back as new events.
  */
-final class ClaimLoop implements ClaimBatch.Answers {
+final class ClaimLoop {
   private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
-
-  /** How often a claim refused by an earlier firing's lease is tried again. */
-  static final Duration LEASE_POLL = Duration.ofMillis(100);
 
   private final Slots slots;
   private final FiringRules rules;
   private final SchedulerParts parts;
-  private final History history;
-  private final UnrunFirings unrun;
   private final ClaimBatch batch;
+  private final SlotOwner owner;
 
   ClaimLoop(
       Slots slots,
@@ -45,12 +35,13 @@ final class ClaimLoop implements ClaimBatch.Answers {
     this.slots = slots;
     this.rules = rules;
     this.parts = parts;
-    this.history = history;
-    this.unrun = unrun;
-    this.batch = new ClaimBatch(slots, parts, unrun, this, batchWindow);
+    Retries retries = new Retries(slots, rules, parts, history, this);
+    ClaimAnswers answers = new ClaimAnswers(this, slots, rules, parts, history, unrun, retries);
+    this.batch = new ClaimBatch(slots, parts, unrun, answers, batchWindow);
+    this.owner = slots.owner();
   }
 
-  /** (lock held) A firing is due: claim it, or queue it behind the job's claim or run. */
+  /** Event: a firing is due: claim it, or queue it behind the job's claim or run. */
   void dispatch(JobSlot slot, Instant firing) {
     if (slot.phase() == JobSlot.Phase.BACKING_OFF) {
       slot.cancelRetry(); // waiting out a store error: a new firing is a reason to try now
@@ -63,18 +54,74 @@ final class ClaimLoop implements ClaimBatch.Answers {
     claim(slot, firing, 1);
   }
 
-  /** (lock held) This node will not run {@code firing}; it is reported through a claim later. */
-  void notRun(JobSlot slot, Instant firing, Outcome outcome, String why) {
-    slot.giveUp(firing, outcome, why);
-    if (!slot.busy()) {
-      claim(slot, null, 0);
+  /** How often a node that recorded a paused firing reads whether the job was resumed. */
+  static final Duration RESUME_POLL = Duration.ofSeconds(2);
+
+  /**
+   * Event: this node recorded a paused firing of the job; from now on it reads the pause every
+   * {@link #RESUME_POLL} until the job is resumed, then claims the job's latest firing within its
+   * misfire grace, as at start-up (G9). After a plain resume the watermark refuses that claim (the
+   * firing was recorded as paused); after a resume with catch-up the store lowered the watermark
+   * just below the latest paused firing, so that one firing runs, once.
+   */
+  void watchResume(JobSlot slot) {
+    if (slots.accepting(slot) && slot.watchResume()) {
+      owner.later(RESUME_POLL, () -> readPause(slot));
     }
   }
 
-  /** (lock held) Stop: batched claims and pending retries are called off. */
+  private void readPause(JobSlot slot) {
+    if (!slots.accepting(slot)) {
+      slot.resumeWatched();
+      return;
+    }
+    String name = slot.job.name();
+    parts
+        .workers()
+        .execute(
+            () -> {
+              Boolean paused;
+              try {
+                paused = parts.store().inspect(name).map(s -> s.paused()).orElse(false);
+              } catch (RuntimeException e) {
+                log.debug("reading the pause of job={} failed: {}", name, e.toString());
+                paused = null; // asked again at the next poll
+              }
+              Boolean answer = paused;
+              owner.execute(() -> pauseRead(slot, answer));
+            });
+  }
+
+  private void pauseRead(JobSlot slot, Boolean paused) {
+    if (!slots.accepting(slot)) {
+      slot.resumeWatched();
+      return;
+    }
+    if (paused == null || paused) {
+      owner.later(RESUME_POLL, () -> readPause(slot));
+      return;
+    }
+    slot.resumeWatched();
+    Instant now = parts.clock().instant();
+    log.info(
+        "job={} resumed: claiming its latest firing within the misfire grace", slot.job.name());
+    rules
+        .catchUp(slot.job.schedule(), slot.job.policy().misfireGrace(), now)
+        .ifPresent(firing -> dispatch(slot, firing));
+  }
+
+  /** Event: this node will not run {@code firing}; it is reported through a claim later. */
+  void notRun(JobSlot slot, Instant firing, Outcome outcome, String why) {
+    slot.giveUp(firing, outcome, why);
+    if (!slot.busy()) {
+      report(slot);
+    }
+  }
+
+  /** Event (stop): batched claims and pending retries are called off. */
   void stop() {
     batch.drop();
-    for (JobSlot slot : slots.all()) {
+    for (JobSlot slot : slots.withRetired()) {
       slot.cancelTimers();
       if (slot.phase() == JobSlot.Phase.BACKING_OFF
           || slot.phase() == JobSlot.Phase.WAITING_FOR_LEASE) {
@@ -84,215 +131,53 @@ final class ClaimLoop implements ClaimBatch.Answers {
     slots.changed();
   }
 
-  // --- answers -----------------------------------------------------------------------------
+  // --- steps -------------------------------------------------------------------------------
 
-  /** (lock held) A claim step for the slot: into the batch. */
-  private void claim(JobSlot slot, Instant firing, int attempt) {
+  /** Event: a claim step for {@code firing}. */
+  void claim(JobSlot slot, Instant firing, int attempt) {
     slot.enter(JobSlot.Phase.CLAIMING);
-    batch.add(new ClaimBatch.Claim(slot, firing, attempt));
+    batch.add(new ClaimStep.Claim(slot, firing, attempt));
   }
 
-  @Override
-  public void stopped(ClaimBatch.Claim c) {
-    idle(c.slot(), null, false);
-  }
-
-  @Override
-  public void reported(JobSlot slot) {
-    idle(slot, null, true);
-  }
-
-  @Override
-  public void answered(ClaimBatch.Claim c, ClaimResult answer, long sent) {
-    if (answer.kind() != ClaimResult.Kind.FAILED) {
-      history.listener().storeAnswered();
-    }
-    switch (answer.kind()) {
-      case WON -> won(c, answer.lease(), sent);
-      case HELD -> held(c, answer.holder());
-      case ALREADY_RUN -> alreadyRun(c);
-      case FAILED -> failed(c, answer.failure());
-    }
-  }
-
-  /**
-   * Won: the firing is ours alone, so it runs even if a stop began meanwhile (the shutdown grace
-   * applies to it like to any run) — unless the answer came after the lease's validity, counted
-   * from when the claim was sent: then nothing starts, and the firing is reported missed.
-   */
-  private void won(ClaimBatch.Claim c, Lease lease, long sent) {
-    JobDefinition job = c.slot().job;
-    if (!LeaseWatchdog.answeredInTime(sent, lease.ttl(), parts.ticker().nanoTime())) {
-      unrun.report(
-          job,
-          c.firing(),
-          lease,
-          new JobSlot.Unrun(
-              Outcome.MISSED, "the claim's answer came after the lease's validity had passed"));
-      synchronized (slots.lock()) {
-        idle(c.slot(), null, false);
-      }
-      return;
-    }
-    JobRun run =
-        new JobRun(job, lease, c.firing(), c.attempt(), TriggerKind.SCHEDULED, sent, parts);
-    synchronized (slots.lock()) {
-      c.slot().running(run);
-    }
-    parts
-        .workers()
-        .execute(
-            () -> {
-              try {
-                history.record(run.run());
-              } finally {
-                synchronized (slots.lock()) {
-                  idle(c.slot(), run, false);
-                }
-              }
-            });
-  }
-
-  /**
-   * Held by a run of an earlier firing: try again shortly while the firing is not older than the
-   * skew allowance. A short overlap (the previous run ends just after this firing, or a replica
-   * whose clock runs ahead claimed early) then delays the firing instead of losing it; after that
-   * it is given up, and reported through a claim once the lease is free.
-   */
-  private void held(ClaimBatch.Claim c, String holder) {
-    history.listener().claimRefused(c.slot().job.name(), c.firing());
-    JobSlot slot = c.slot();
-    synchronized (slots.lock()) {
-      if (!slots.accepting()) {
-        idle(slot, null, false);
-      } else if (rules.olderThanSkew(c.firing(), parts.clock().instant())) {
-        log.debug("claim refused job={} firing={}: held, given up", slot.job.name(), c.firing());
-        slot.giveUp(
-            c.firing(),
-            Outcome.MISSED,
-            "its lease was held by an earlier firing" + (holder == null ? "" : " of " + holder));
-        idle(slot, null, false);
-      } else {
-        log.debug("claim refused job={} firing={}: held, waiting", slot.job.name(), c.firing());
-        long step = slot.enter(JobSlot.Phase.WAITING_FOR_LEASE);
-        slot.retry(parts.timer().schedule(() -> retry(slot, step, c), LEASE_POLL));
-      }
-    }
-  }
-
-  private void alreadyRun(ClaimBatch.Claim c) {
-    history.listener().claimRefused(c.slot().job.name(), c.firing());
-    log.debug("claim refused job={} firing={}: already run", c.slot().job.name(), c.firing());
-    synchronized (slots.lock()) {
-      idle(c.slot(), null, false);
-    }
-  }
-
-  /** G8: back off and try again while the firing (or a newer one) is worth it. */
-  private void failed(ClaimBatch.Claim c, LeaseStoreException error) {
-    JobSlot slot = c.slot();
-    JobDefinition job = slot.job;
-    history.listener().storeUnavailable(job.name(), error);
-    Duration pause = FiringRules.backoff(c.attempt());
-    synchronized (slots.lock()) {
-      Instant retryAt = parts.clock().instant().plus(pause);
-      boolean retry =
-          slots.accepting()
-              && FiringRules.worthRetrying(
-                  job.schedule(), job.policy().misfireGrace(), c.firing(), retryAt);
-      log.warn(
-          "store unreachable job={} firing={} attempt={}: {}; {}",
-          job.name(),
-          c.firing(),
-          c.attempt(),
-          error.toString(),
-          retry ? "retrying in " + pause.toMillis() + "ms" : "firing not run");
-      if (retry) {
-        long step = slot.enter(JobSlot.Phase.BACKING_OFF);
-        slot.retry(parts.timer().schedule(() -> afterBackoff(slot, step, c), pause));
-        return;
-      }
-      if (slots.accepting()) {
-        slot.giveUp(c.firing(), Outcome.MISSED, "the store was unreachable");
-      }
-      idle(slot, null, false);
-    }
-  }
-
-  /** (lock held) Whether a retry timer of {@code step} still stands; goes idle after a stop. */
-  private boolean stillWanted(JobSlot slot, long step) {
-    if (!slot.inStep(step)) {
-      return false; // a newer firing took over (dispatch called the retry off), or a stop did
-    }
-    if (!slots.accepting()) {
-      idle(slot, null, false);
-      return false;
-    }
-    return true;
-  }
-
-  /** Timer: a lease poll is due; the same firing is claimed again. */
-  private void retry(JobSlot slot, long step, ClaimBatch.Claim c) {
-    synchronized (slots.lock()) {
-      if (stillWanted(slot, step)) {
-        claim(slot, c.firing(), c.attempt());
-      }
-    }
-  }
-
-  /** Timer: the backoff ended; claims the latest due firing (coalescing) if still in its grace. */
-  private void afterBackoff(JobSlot slot, long step, ClaimBatch.Claim c) {
-    synchronized (slots.lock()) {
-      if (!stillWanted(slot, step)) {
-        return;
-      }
-      Instant now = parts.clock().instant();
-      JobDefinition job = slot.job;
-      Instant latest = rules.coalesce(job.schedule(), c.firing(), now).orElse(c.firing());
-      if (FiringRules.isMissed(job.policy().misfireGrace(), latest, now)) {
-        log.warn("firing not run job={} firing={}: store unreachable", job.name(), latest);
-        slot.giveUp(latest, Outcome.MISSED, "the store was unreachable");
-        idle(slot, null, false);
-      } else {
-        claim(slot, latest, c.attempt() + 1);
-      }
-    }
+  /** Event: a step that only reports the slot's unrun firings. */
+  private void report(JobSlot slot) {
+    slot.enter(JobSlot.Phase.CLAIMING);
+    batch.add(new ClaimStep.Report(slot));
   }
 
   // --- idle ------------------------------------------------------------------------------
 
   /**
-   * (lock held) Nothing in flight for the job any more: claims the next queued firing, unless it
-   * waited behind this node's own run ({@code ran}) for longer than the skew allowance (an overlap:
-   * given up, reported as skipped while that run's lease held, else missed) or is past its grace.
-   * Then reports unrun firings: at once, or, after a report step ({@code afterReports}) that left
-   * some undecided, after a pause.
+   * Nothing in flight for the job any more: claims the next queued firing, unless it waited behind
+   * this node's own run ({@code ran}) for longer than the skew allowance (an overlap: given up,
+   * reported as skipped while that run's lease held, else missed) or is past its grace. Then
+   * reports unrun firings: at once, or, after a report step ({@code afterReports}) that left some
+   * undecided, after a pause.
    */
-  private void idle(JobSlot slot, JobRun ran, boolean afterReports) {
+  void idle(JobSlot slot, JobRun ran, boolean afterReports) {
     slot.enter(JobSlot.Phase.IDLE);
     JobDefinition job = slot.job;
-    if (!slots.accepting()) {
+    if (!slots.accepting(slot)) {
       slot.clearQueued();
     } else {
       slot.nextQueued(parts.clock().instant(), ran, rules)
           .ifPresent(queued -> claim(slot, queued, 1));
     }
-    if (slots.accepting() && !slot.busy() && slot.hasUnrun()) {
+    if (slots.accepting(slot) && !slot.busy() && slot.hasUnrun()) {
       if (afterReports) {
         Duration pause = FiringRules.reportPause(job.policy().ttl());
-        slot.settleTimer(parts.timer().schedule(() -> settleLater(slot), pause));
+        slot.settleTimer(owner.later(pause, () -> settleLater(slot)));
       } else {
-        claim(slot, null, 0);
+        report(slot);
       }
     }
     slots.changed();
   }
 
+  /** Timer event: the pause after undecided reports ended. */
   private void settleLater(JobSlot slot) {
-    synchronized (slots.lock()) {
-      if (slots.accepting() && !slot.busy() && slot.hasUnrun()) {
-        claim(slot, null, 0);
-      }
+    if (slots.accepting(slot) && !slot.busy() && slot.hasUnrun()) {
+      report(slot);
     }
   }
 }

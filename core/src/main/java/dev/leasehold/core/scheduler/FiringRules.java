@@ -1,8 +1,12 @@
 package dev.leasehold.core.scheduler;
 
+import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.schedule.Schedule;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 
 /**
@@ -120,5 +124,45 @@ final class FiringRules {
   static Duration backoff(int attempt) {
     long millis = 500L << Math.min(Math.max(attempt, 1) - 1, 10);
     return millis >= MAX_BACKOFF.toMillis() ? MAX_BACKOFF : Duration.ofMillis(millis);
+  }
+
+  /**
+   * What the end of a run means for its firing: a retry at {@link #retryAt}, or none (then this row
+   * is the firing's last). {@code dropped} says why a retry the policy allowed does not happen.
+   */
+  record AfterRun(Instant retryAt, String dropped) {
+    static final AfterRun FINAL = new AfterRun(null, null);
+
+    boolean retrying() {
+      return retryAt != null;
+    }
+  }
+
+  /** Only a run that ended {@code failed} or {@code timed-out} is retried. */
+  static boolean retried(Outcome outcome) {
+    return outcome == Outcome.FAILED || outcome == Outcome.TIMED_OUT;
+  }
+
+  /**
+   * The retry of a scheduled run that ended in {@code row}: its claim instant is the row's end (at
+   * millisecond precision, as every store keeps it) plus the pause for the row's attempt. A
+   * function of the row alone, so every replica that reads the row computes the same instant, and
+   * the store's watermark lets exactly one claim of it win. The next scheduled firing wins over a
+   * retry not due at least the skew allowance before it: that retry is dropped, so a retry's claim
+   * never races the next firing's.
+   */
+  AfterRun afterRun(RetryPolicy retry, Schedule schedule, ExecutionRecord row) {
+    if (row.trigger() != TriggerKind.SCHEDULED
+        || !retried(row.outcome())
+        || row.attempt() >= retry.attempts()) {
+      return AfterRun.FINAL;
+    }
+    Instant at =
+        row.finishedAt().truncatedTo(ChronoUnit.MILLIS).plus(retry.pauseAfter(row.attempt()));
+    Optional<Instant> next = schedule.nextAfter(row.fireTime());
+    if (next.isPresent() && !at.plus(skewAllowance).isBefore(next.get())) {
+      return new AfterRun(null, "the next firing " + next.get() + " comes first");
+    }
+    return new AfterRun(at, null);
   }
 }

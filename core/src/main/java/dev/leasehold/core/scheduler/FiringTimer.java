@@ -5,14 +5,16 @@ import dev.leasehold.core.schedule.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The timer side: at start, each job's catch-up firing (G9) and its first timer; at each timer,
  * which firing is due (a timer that wakes early waits the rest, a late one coalesces) and the next
- * timer. Nothing polls: one {@link TaskTimer} task per job is pending at a time. Runs on the timer
- * thread and never blocks; due firings go to {@link ClaimLoop#dispatch}.
+ * timer. Nothing polls: one {@link TaskTimer} task per job is pending at a time. Its methods are
+ * events of the {@link SlotOwner} (a timer hands them over) and never block; due firings go to
+ * {@link ClaimLoop#dispatch}.
  */
 final class FiringTimer {
   private static final Logger log = LoggerFactory.getLogger(FiringTimer.class);
@@ -29,10 +31,20 @@ final class FiringTimer {
     this.loop = loop;
   }
 
-  /** (lock held) Claims each job's catch-up firing, if any, and sets its first timer. */
-  void start() {
+  /**
+   * Event: claims each job's catch-up firing, if any, and sets its first timer. A job that no
+   * replica ever claimed (not in {@code claimed}; {@code null} = unknown, all catch up) is new to
+   * the cluster: it catches up nothing, and its first timer is for the first firing after this
+   * start less the timer tolerance, so it never runs a firing from before the cluster knew the job
+   * (not even one inside the skew allowance, which the others' first timers take).
+   */
+  void start(Set<String> claimed) {
     Instant now = parts.clock().instant();
     for (JobSlot slot : slots.all()) {
+      if (claimed != null && !claimed.contains(slot.job.name())) {
+        scheduleNext(slot, now.minus(FiringRules.TIMER_TOLERANCE));
+        continue;
+      }
       rules
           .catchUp(slot.job.schedule(), slot.job.policy().misfireGrace(), now)
           .ifPresent(firing -> loop.dispatch(slot, firing));
@@ -40,7 +52,17 @@ final class FiringTimer {
     }
   }
 
-  /** (lock held) Sets the timer for the first firing after {@code after}. */
+  /**
+   * Event (reload): sets the first timer of a job added, or of a job whose schedule changed (its
+   * pending timer is called off), for its first firing after now: nothing from before the reload is
+   * caught up, and the new schedule applies from its next firing.
+   */
+  void fromNow(JobSlot slot) {
+    slot.cancelNextFiring();
+    scheduleNext(slot, parts.clock().instant());
+  }
+
+  /** Event: sets the timer for the first firing after {@code after}. */
   private void scheduleNext(JobSlot slot, Instant after) {
     Optional<Instant> next = slot.job.schedule().nextAfter(after);
     if (next.isEmpty()) {
@@ -49,40 +71,43 @@ final class FiringTimer {
     }
     Instant firing = next.get();
     Duration delay = Duration.between(parts.clock().instant(), firing);
-    slot.nextFiring(parts.timer().schedule(() -> onTimer(slot, firing), delay));
+    long timer = slot.timerGeneration();
+    slot.nextFiring(slots.owner().later(delay, () -> onTimer(slot, firing, timer)));
   }
 
-  private void onTimer(JobSlot slot, Instant firing) {
-    synchronized (slots.lock()) {
-      if (!slots.accepting()) {
-        return;
-      }
-      Instant now = parts.clock().instant();
-      if (now.isBefore(firing)) {
-        // the wall clock is behind the timer (it was set back, or we woke early): wait the rest
-        slot.nextFiring(
-            parts.timer().schedule(() -> onTimer(slot, firing), Duration.between(now, firing)));
-        return;
-      }
-      Optional<Instant> target = rules.coalesce(slot.job.schedule(), firing, now);
-      if (target.isEmpty()) {
-        // younger firings are due: they run one by one and the older ones coalesce into them
-        scheduleNext(slot, rules.horizon(now));
-        return;
-      }
-      Instant due = target.get();
-      if (FiringRules.isMissed(slot.job.policy().misfireGrace(), due, now)) {
-        log.info(
-            "firing not run here job={} firing={}: timer {} late, beyond misfire-grace {}",
-            slot.job.name(),
-            due,
-            Durations.human(Duration.between(due, now)),
-            Durations.human(slot.job.policy().misfireGrace()));
-        loop.notRun(slot, due, Outcome.MISSED, "this node's timer came past its misfire grace");
-      } else {
-        loop.dispatch(slot, due);
-      }
-      scheduleNext(slot, due);
+  /**
+   * Event: the timer for {@code firing} went off. A timer of an earlier generation was called off
+   * by a reload after its event was handed over, and does nothing.
+   */
+  private void onTimer(JobSlot slot, Instant firing, long timer) {
+    if (!slots.accepting(slot) || slot.timerGeneration() != timer) {
+      return;
     }
+    Instant now = parts.clock().instant();
+    if (now.isBefore(firing)) {
+      // the wall clock is behind the timer (it was set back, or we woke early): wait the rest
+      slot.nextFiring(
+          slots.owner().later(Duration.between(now, firing), () -> onTimer(slot, firing, timer)));
+      return;
+    }
+    Optional<Instant> target = rules.coalesce(slot.job.schedule(), firing, now);
+    if (target.isEmpty()) {
+      // younger firings are due: they run one by one and the older ones coalesce into them
+      scheduleNext(slot, rules.horizon(now));
+      return;
+    }
+    Instant due = target.get();
+    if (FiringRules.isMissed(slot.job.policy().misfireGrace(), due, now)) {
+      log.info(
+          "firing not run here job={} firing={}: timer {} late, beyond misfire-grace {}",
+          slot.job.name(),
+          due,
+          Durations.human(Duration.between(due, now)),
+          Durations.human(slot.job.policy().misfireGrace()));
+      loop.notRun(slot, due, Outcome.MISSED, "this node's timer came past its misfire grace");
+    } else {
+      loop.dispatch(slot, due);
+    }
+    scheduleNext(slot, due);
   }
 }

@@ -6,6 +6,7 @@ import dev.leasehold.core.job.Outcome;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,6 +36,7 @@ final class History {
   private final Deque<ExecutionRecord> pending = new ArrayDeque<>();
   private Duration backoff = FIRST_RETRY;
   private boolean retryScheduled;
+  private volatile NoticeDesk desk;
 
   History(
       ExecutionLog executionLog, SchedulerListener listener, TaskTimer timer, Executor workers) {
@@ -48,7 +50,25 @@ final class History {
     return listener;
   }
 
+  /** The desk told of every row written here at once (a row written late is found by its poll). */
+  void desk(NoticeDesk desk) {
+    this.desk = desk;
+  }
+
   void record(ExecutionRecord record) {
+    record(record, false);
+  }
+
+  /** The job's newest rows, newest first (read on a worker). */
+  List<ExecutionRecord> rows(String job, int limit) {
+    return executionLog.recent(job, limit);
+  }
+
+  /**
+   * Writes {@code record}; {@code retrying} tells the listener that a retry of the firing follows
+   * (so this row is not the firing's last).
+   */
+  void record(ExecutionRecord record, boolean retrying) {
     boolean behind;
     synchronized (this) {
       behind = !pending.isEmpty();
@@ -57,13 +77,18 @@ final class History {
       }
     }
     // the common case writes outside the lock, so runs ending together do not queue here
-    if (!behind && !write(record)) {
+    boolean written = !behind && write(record);
+    if (!behind && !written) {
       synchronized (this) {
         enqueue(record);
         scheduleRetry();
       }
     }
-    listener.executionFinished(record);
+    NoticeDesk notices = desk;
+    if (written && notices != null) {
+      notices.written(record, retrying);
+    }
+    listener.executionFinished(record, retrying);
     if (record.outcome() == Outcome.MISSED) {
       listener.firingMissed(record.job(), record.fireTime());
     }

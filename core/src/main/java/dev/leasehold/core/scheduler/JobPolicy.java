@@ -12,13 +12,23 @@ import java.time.Duration;
  * @param misfireGrace a firing that could not start on time (all replicas down, store unreachable,
  *     a paused process) still runs if it can start within this much of its scheduled instant; later
  *     it is dropped. Missed firings coalesce into the latest one.
+ * @param retry how often a failed or timed-out scheduled run is run again ({@link
+ *     RetryPolicy#NONE}: never)
  */
 public record JobPolicy(
-    Duration ttl, Duration renewEvery, Duration timeout, Duration misfireGrace) {
+    Duration ttl, Duration renewEvery, Duration timeout, Duration misfireGrace, RetryPolicy retry) {
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
   public static final Duration DEFAULT_MISFIRE_GRACE = Duration.ofMinutes(1);
 
+  /** A policy without retries. */
+  public JobPolicy(Duration ttl, Duration renewEvery, Duration timeout, Duration misfireGrace) {
+    this(ttl, renewEvery, timeout, misfireGrace, RetryPolicy.NONE);
+  }
+
   public JobPolicy {
+    if (retry == null) {
+      retry = RetryPolicy.NONE;
+    }
     if (ttl == null || ttl.toMillis() < 1) {
       throw new IllegalArgumentException("ttl must be at least 1ms, got " + show(ttl));
     }
@@ -56,6 +66,11 @@ public record JobPolicy(
         effectiveRenew,
         timeout,
         misfireGrace == null ? DEFAULT_MISFIRE_GRACE : misfireGrace);
+  }
+
+  /** This policy with {@code retry} ({@code null}: none). */
+  public JobPolicy withRetry(RetryPolicy retry) {
+    return new JobPolicy(ttl, renewEvery, timeout, misfireGrace, retry);
   }
 
   public static JobPolicy defaults() {

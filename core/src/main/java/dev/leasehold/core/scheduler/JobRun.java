@@ -32,6 +32,8 @@ final class JobRun {
   private final Object lock = new Object();
   private Thread thread;
   private boolean finished;
+  private boolean holding;
+  private volatile boolean slotLost;
   private Cancellable timeoutTask;
 
   /**
@@ -64,11 +66,93 @@ final class JobRun {
             job.policy().renewEvery(),
             sentNanos,
             parts,
-            why -> stop(StopReason.LEASE_LOST, why));
+            why -> stop(StopReason.LEASE_LOST, why),
+            context::leaseRenewed);
+    context.leaseValidity(watchdog::millisLeft);
   }
 
   JobContext context() {
     return context;
+  }
+
+  /**
+   * Starts renewing the lease before the body runs (while the run waits for a slot of its group); a
+   * lost lease then ends the wait as {@link #stop} does.
+   */
+  void holdLease() {
+    synchronized (lock) {
+      if (holding) {
+        return;
+      }
+      holding = true;
+    }
+    watchdog.start();
+  }
+
+  /**
+   * {@link #run} holding {@code seat}, a slot lease of the job's concurrency group, taken just
+   * before: it is renewed along with the run's lease (a lost slot stops the body as a lost lease
+   * does) and released after the run.
+   *
+   * @param seatSentNanos the ticker's reading just before the slot's acquisition was sent
+   */
+  ExecutionRecord run(Lease seat, long seatSentNanos) {
+    LeaseWatchdog seatWatchdog =
+        new LeaseWatchdog(
+            seat,
+            job.policy().renewEvery(),
+            seatSentNanos,
+            parts,
+            why -> {
+              slotLost = true;
+              stop(StopReason.LEASE_LOST, "slot " + seat.name() + " of its group: " + why);
+            },
+            () -> {});
+    seatWatchdog.start();
+    try {
+      return run();
+    } finally {
+      seatWatchdog.stop();
+      if (seatWatchdog.millisLeft() > 0) {
+        release(parts.store(), seat);
+      }
+    }
+  }
+
+  /**
+   * Ends a run whose body never started: the lease is released (unless lost) and the record says
+   * {@code outcome} with {@code detail}, or the stop reason when a stop came first.
+   */
+  ExecutionRecord notRun(Outcome outcome, String detail) {
+    synchronized (lock) {
+      finished = true;
+    }
+    watchdog.stop();
+    Outcome recorded = context.stopReason().map(JobRun::outcomeOf).orElse(outcome);
+    if (!context.leaseLost()) {
+      release();
+    }
+    Instant now = parts.clock().instant();
+    log.warn(
+        "execution job={} firing={} node={} fence={} outcome={} detail={}",
+        job.name(),
+        context.firing(),
+        context.node(),
+        lease.fence(),
+        recorded.label(),
+        quoted(detail));
+    return new ExecutionRecord(
+        job.name(),
+        context.firing(),
+        context.node(),
+        lease.fence(),
+        context.trigger(),
+        now,
+        now,
+        recorded,
+        null,
+        detail,
+        null);
   }
 
   /** Runs the body on the calling thread, releases the lease and returns the history record. */
@@ -83,7 +167,7 @@ final class JobRun {
             parts.timer().schedule(() -> stop(StopReason.TIMED_OUT, "timeout " + timeout), timeout);
       }
     }
-    watchdog.start();
+    holdLease();
     if (context.stopRequested()) {
       Thread.currentThread().interrupt();
     }
@@ -113,8 +197,8 @@ final class JobRun {
       String why = "stopped: " + context.stopReason().get().name().toLowerCase().replace('_', ' ');
       detail = detail == null ? why : why + "; " + detail;
     }
-    if (!context.leaseLost()) {
-      release();
+    if (!context.leaseLost() || slotLost && watchdog.millisLeft() > 0) {
+      release(); // a lost group slot leaves the job's own lease to free
     }
     long millis = Duration.ofNanos(parts.ticker().nanoTime() - startNanos).toMillis();
     ExecutionRecord record =
@@ -128,7 +212,9 @@ final class JobRun {
             parts.clock().instant(),
             outcome,
             result.exitCode(),
-            detail);
+            detail,
+            result.output(),
+            context.attempt());
     // failures at WARN; the fields again as key-value pairs for JSON logs
     log.atLevel(outcome == Outcome.SUCCEEDED ? Level.INFO : Level.WARN)
         .addKeyValue("job", job.name())
@@ -137,9 +223,10 @@ final class JobRun {
         .addKeyValue("fence", lease.fence())
         .addKeyValue("trigger", context.trigger().label())
         .addKeyValue("outcome", outcome.label())
+        .addKeyValue("attempt", context.attempt())
         .addKeyValue("duration_ms", millis)
         .log(
-            "execution job={} firing={} node={} fence={} trigger={} outcome={} duration={}{}",
+            "execution job={} firing={} node={} fence={} trigger={} outcome={} duration={}{}{}",
             job.name(),
             context.firing(),
             context.node(),
@@ -147,6 +234,7 @@ final class JobRun {
             context.trigger().label(),
             outcome.label(),
             Durations.human(Duration.ofMillis(millis)),
+            context.attempt() == 1 ? "" : " attempt=" + context.attempt(),
             detail == null ? "" : " detail=" + quoted(detail));
     return record;
   }

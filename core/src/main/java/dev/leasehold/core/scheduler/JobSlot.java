@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One job's place in the scheduler: its phase, the firings queued behind its claim or run, and the
- * firings it gave up that are still to be reported. Not thread-safe: every method is called with
- * the scheduler's lock held ({@link Slots#lock()}).
+ * firings it gave up that are still to be reported. Owned by the scheduler's {@link SlotOwner}:
+ * every method that changes the slot checks that it runs inside the owner, and {@link #enter}
+ * refuses a phase change that {@link Phase#canBecome} does not list.
  *
  * <p>Only one claim or run of a job is in flight on a node at a time; firings that come due
  * meanwhile wait in {@link #queue} (bounded, in firing order). A firing this node could not run
@@ -25,18 +26,31 @@ import org.slf4j.LoggerFactory;
 final class JobSlot {
   private static final Logger log = LoggerFactory.getLogger(JobSlot.class);
 
-  /** What the job is doing on this node. */
+  /**
+   * What the job is doing on this node. A new phase needs its row in {@link #canBecome} (the
+   * compiler asks for it) and the rows of the phases that may lead to it.
+   */
   enum Phase {
-    /** Nothing in flight: the next firing is claimed at once. */
+    /** Nothing in flight: the next firing, or a report of unrun firings, is claimed at once. */
     IDLE,
-    /** A claim (with any reports before it) is batched or in flight. */
+    /** A claim step ({@link ClaimStep}: a claim, or reports only) is batched or in flight. */
     CLAIMING,
     /** The store failed; a retry waits on the timer, and a new firing ends the wait. */
     BACKING_OFF,
     /** The lease is held by an earlier firing; the claim is tried again shortly. */
     WAITING_FOR_LEASE,
     /** The job runs here under its lease. */
-    RUNNING
+    RUNNING;
+
+    /** The transitions the scheduler makes; every other one is a bug and is refused. */
+    boolean canBecome(Phase next) {
+      return switch (this) {
+        case IDLE -> next == CLAIMING;
+        case CLAIMING -> next != CLAIMING;
+        case BACKING_OFF, WAITING_FOR_LEASE -> next == CLAIMING || next == IDLE;
+        case RUNNING -> next == IDLE;
+      };
+    }
   }
 
   /** Why a firing was not run here, and how it is recorded if this node reports it. */
@@ -45,9 +59,18 @@ final class JobSlot {
   /** Firings that may wait behind one claim or run; more are dropped, oldest first. */
   static final int MAX_QUEUED = 64;
 
-  final JobDefinition job;
+  /** The job as last configured; a reload may replace it ({@link #replace}), the name stays. */
+  volatile JobDefinition job;
+
+  private final SlotOwner owner;
+  private volatile boolean retired;
   private Phase phase = Phase.IDLE;
+
+  /** Whether this node recorded a paused firing of the job and polls for its resume. */
+  private boolean watchingResume;
+
   private long step;
+  private long timerGeneration;
   private Cancellable retry;
   private Cancellable nextFiring;
   private Cancellable settleTimer;
@@ -55,23 +78,61 @@ final class JobSlot {
   private final TreeSet<Instant> queued = new TreeSet<>();
   private final TreeMap<Instant, Unrun> unrun = new TreeMap<>();
 
-  JobSlot(JobDefinition job) {
+  JobSlot(JobDefinition job, SlotOwner owner) {
     this.job = job;
+    this.owner = owner;
+  }
+
+  /**
+   * Event (reload): the job's new definition, from its next claim on; a claim or run in flight
+   * keeps the one it started with.
+   */
+  void replace(JobDefinition next) {
+    owner.check();
+    if (!next.name().equals(job.name())) {
+      throw new IllegalArgumentException("job '" + job.name() + "' cannot become " + next.name());
+    }
+    job = next;
+  }
+
+  /** Event (reload): the job was removed; no firing is taken from now on. */
+  void retire() {
+    owner.check();
+    retired = true;
+    cancelTimers();
+    clearQueued();
+    if (phase == Phase.BACKING_OFF || phase == Phase.WAITING_FOR_LEASE) {
+      enter(Phase.IDLE); // cancelTimers called the retry off
+    }
+  }
+
+  /** Whether a reload removed the job. Any thread. */
+  boolean retired() {
+    return retired;
   }
 
   Phase phase() {
+    owner.check();
     return phase;
   }
 
   boolean busy() {
-    return phase != Phase.IDLE;
+    return phase() != Phase.IDLE;
   }
 
   /**
    * Enters {@code next} and returns the step number: a timer task started for this phase acts only
    * if the slot is still in the same step when it fires ({@link #inStep}).
+   *
+   * @throws IllegalStateException for a transition {@link Phase#canBecome} does not allow, or when
+   *     called outside the owner; the slot is then unchanged
    */
   long enter(Phase next) {
+    owner.check();
+    if (!phase.canBecome(next)) {
+      throw new IllegalStateException(
+          "job '" + job.name() + "': no transition from " + phase + " to " + next);
+    }
     phase = next;
     retry = null;
     if (next != Phase.RUNNING) {
@@ -81,11 +142,13 @@ final class JobSlot {
   }
 
   boolean inStep(long expected) {
+    owner.check();
     return step == expected;
   }
 
   /** The retry timer of {@link Phase#BACKING_OFF} or {@link Phase#WAITING_FOR_LEASE}. */
   void retry(Cancellable task) {
+    owner.check();
     retry = task;
   }
 
@@ -103,15 +166,34 @@ final class JobSlot {
   }
 
   Optional<JobRun> running() {
+    owner.check();
     return Optional.ofNullable(running);
   }
 
   void nextFiring(Cancellable timer) {
+    owner.check();
     nextFiring = timer;
+  }
+
+  /** Calls off the pending firing timer; a timer event already handed over is then ignored. */
+  void cancelNextFiring() {
+    owner.check();
+    if (nextFiring != null) {
+      nextFiring.cancel();
+    }
+    nextFiring = null;
+    timerGeneration++;
+  }
+
+  /** Counts {@link #cancelNextFiring}: a timer acts only in the generation that set it. */
+  long timerGeneration() {
+    owner.check();
+    return timerGeneration;
   }
 
   /** The pause before undecided reports are tried again; replaces an earlier one. */
   void settleTimer(Cancellable timer) {
+    owner.check();
     if (settleTimer != null) {
       settleTimer.cancel();
     }
@@ -120,6 +202,8 @@ final class JobSlot {
 
   /** Cancels every timer of this slot (stop). */
   void cancelTimers() {
+    owner.check();
+    timerGeneration++;
     for (Cancellable c : new Cancellable[] {nextFiring, settleTimer, retry}) {
       if (c != null) {
         c.cancel();
@@ -133,6 +217,7 @@ final class JobSlot {
    * Queues a firing behind the claim or run in flight; past {@link #MAX_QUEUED} drops the oldest.
    */
   void queue(Instant firing) {
+    owner.check();
     queued.add(firing);
     if (queued.size() > MAX_QUEUED) {
       log.warn(
@@ -149,6 +234,7 @@ final class JobSlot {
    * given up as missed.
    */
   Optional<Instant> nextQueued(Instant now, JobRun ran, FiringRules rules) {
+    owner.check();
     for (Instant f = queued.pollFirst(); f != null; f = queued.pollFirst()) {
       if (ran != null && rules.olderThanSkew(f, now)) {
         String why = "previous firing " + ran.context().firing() + " still running";
@@ -165,11 +251,13 @@ final class JobSlot {
   }
 
   void clearQueued() {
+    owner.check();
     queued.clear();
   }
 
   /** Remembers a firing this node did not run, to be reported; past the bound drops the oldest. */
   void giveUp(Instant firing, Outcome outcome, String why) {
+    owner.check();
     unrun.putIfAbsent(firing, new Unrun(outcome, why));
     if (unrun.size() > MAX_QUEUED) {
       log.warn(
@@ -180,15 +268,34 @@ final class JobSlot {
   }
 
   boolean hasUnrun() {
+    owner.check();
     return !unrun.isEmpty();
   }
 
   /** The firings to report, oldest first. */
   List<Map.Entry<Instant, Unrun>> unrun() {
+    owner.check();
     return new ArrayList<>(unrun.entrySet());
   }
 
   void settled(Instant firing) {
+    owner.check();
     unrun.remove(firing);
+  }
+
+  /** Starts watching for the job's resume; false when this node already watches. */
+  boolean watchResume() {
+    owner.check();
+    if (watchingResume) {
+      return false;
+    }
+    watchingResume = true;
+    return true;
+  }
+
+  /** The watch for the job's resume ended (resumed, or the scheduler stops). */
+  void resumeWatched() {
+    owner.check();
+    watchingResume = false;
   }
 }

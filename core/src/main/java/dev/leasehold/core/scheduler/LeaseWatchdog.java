@@ -31,6 +31,7 @@ final class LeaseWatchdog {
   private final Duration renewEvery;
   private final SchedulerParts parts;
   private final Consumer<String> onLost;
+  private final Runnable onRenewed;
 
   private final Object lock = new Object();
   private long validUntilNanos;
@@ -43,18 +44,21 @@ final class LeaseWatchdog {
   /**
    * @param sentNanos the ticker's reading just before the claim or acquisition was sent
    * @param onLost told why, once, when the lease must be presumed lost
+   * @param onRenewed told after each renewal that extended the validity, outside the lock
    */
   LeaseWatchdog(
       Lease lease,
       Duration renewEvery,
       long sentNanos,
       SchedulerParts parts,
-      Consumer<String> onLost) {
+      Consumer<String> onLost,
+      Runnable onRenewed) {
     this.lease = lease;
     this.ttl = lease.ttl();
     this.renewEvery = renewEvery;
     this.parts = parts;
     this.onLost = onLost;
+    this.onRenewed = onRenewed;
     this.validUntilNanos = validUntil(sentNanos, ttl);
   }
 
@@ -71,6 +75,16 @@ final class LeaseWatchdog {
   /** Whether an answer read at {@code nowNanos} to a request sent at {@code sentNanos} counts. */
   static boolean answeredInTime(long sentNanos, Duration ttl, long nowNanos) {
     return nowNanos - validUntil(sentNanos, ttl) < 0;
+  }
+
+  /** How many milliseconds the lease is presumed valid from now; 0 once it is lost or ran out. */
+  long millisLeft() {
+    synchronized (lock) {
+      if (lost) {
+        return 0;
+      }
+      return Math.max(0, (validUntilNanos - parts.ticker().nanoTime()) / 1_000_000);
+    }
   }
 
   /** Starts renewing and watching. */
@@ -117,6 +131,7 @@ final class LeaseWatchdog {
     }
     long answered = parts.ticker().nanoTime();
     String lostWhy = null;
+    boolean extended = false;
     long leftMillis;
     synchronized (lock) {
       renewing = false;
@@ -130,20 +145,25 @@ final class LeaseWatchdog {
           scheduleExpiryCheck();
           // the interval counts from the send, so a slow store does not stretch it
           scheduleRenewal(renewEvery.minusNanos(Math.min(answered - sent, renewEvery.toNanos())));
-          return;
+          extended = true;
+        } else {
+          lostWhy = "the renewal's answer came after the lease's validity had passed";
         }
-        lostWhy = "the renewal's answer came after the lease's validity had passed";
       } else if (Boolean.FALSE.equals(renewed)) {
         lostWhy = "the store refused the renewal (lease expired or taken)";
       }
       if (lostWhy != null) {
         lost = true;
         cancel(expiryTask);
-      } else {
+      } else if (!extended) {
         Duration retry = renewEvery.dividedBy(2);
         scheduleRenewal(retry.isZero() ? Duration.ofMillis(1) : retry);
       }
       leftMillis = Math.max(0, Duration.ofNanos(validUntilNanos - answered).toMillis());
+    }
+    if (extended) {
+      onRenewed.run();
+      return;
     }
     if (lostWhy != null) {
       onLost.accept(lostWhy);

@@ -4,24 +4,24 @@ import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.StopReason;
 import dev.leasehold.core.job.TriggerKind;
-import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,18 +33,31 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link FiringRules}: the firing arithmetic (missed, skew horizon, catch-up, coalescing,
  *       retry worth, backoff), pure and table-tested;
  *   <li>{@link FiringTimer}: one timer task per job's next firing; catch-up at start (G9);
- *   <li>{@link JobSlot} in {@link Slots}: each job's phase and queue, under one lock;
- *   <li>{@link ClaimLoop}: dispatch, batched claims ({@link LeaseStore#tryClaim}, {@link
- *       LeaseStore#claimAll}), one step per answer, backoff (G8);
+ *   <li>{@link SlotOwner}: the one owner of every {@link JobSlot} (in {@link Slots}: each job's
+ *       phase and queue) and of the batch; timers, workers and this class hand it events;
+ *   <li>{@link ClaimLoop}: dispatch, batched claim steps ({@link ClaimBatch}, {@link ClaimStep}:
+ *       {@link LeaseStore#tryClaim}, {@link LeaseStore#claimAll}), idle;
+ *   <li>{@link ClaimAnswers}: one step per answer, backoff (G8);
  *   <li>{@link JobRun} with its {@link LeaseWatchdog}: the body under a lease (G4, G5);
  *   <li>{@link UnrunFirings}: firings nobody ran, reported once cluster-wide through a claim;
- *   <li>{@link History}: the one writer of history rows.
+ *   <li>{@link Retries}: a failed run's retry, claimed as a firing of its own on any replica;
+ *   <li>{@link History}: the one writer of history rows;
+ *   <li>{@link NoticeDesk}: each firing's notification, sent by one replica, handed over when it
+ *       dies;
+ *   <li>{@link ManualTrigger}: {@link #trigger}, which touches no slot;
+ *   <li>{@link TriggerRequests}: the requests of {@code leasehold trigger}, taken once cluster-wide
+ *       under the job's lease (when {@link Builder#takeTriggerRequests} is set);
+ *   <li>{@link JobSetChange}: {@link #replaceJobs} (a reload), one event of the owner.
  * </ul>
  */
 public final class Scheduler implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
-  private static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
+  /** How long {@link #close} lets running jobs finish; {@code shutdown-grace} by default. */
+  public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
+
+  /** How long a stop waits at most for notifications being sent (after the runs ended). */
+  static final Duration NOTICE_GRACE = Duration.ofSeconds(10);
 
   /** Default for {@link Builder#clockSkewAllowance}. */
   public static final Duration DEFAULT_SKEW_ALLOWANCE = Duration.ofSeconds(2);
@@ -57,6 +70,9 @@ public final class Scheduler implements AutoCloseable {
   private final History history;
   private final ClaimLoop loop;
   private final FiringTimer firingTimer;
+  private final JobSetChange jobSet;
+  private final TriggerRequests requests;
+  private final NoticeDesk desk;
   private final boolean ownsTimer;
   private final ExecutorService ownedWorkers;
 
@@ -77,14 +93,23 @@ public final class Scheduler implements AutoCloseable {
     } else {
       ownedWorkers = null;
     }
-    this.parts = new SchedulerParts(b.node, b.store, b.clock, b.ticker, timer, workers);
-    this.slots = new Slots(b.jobs.values(), b.ticker);
+    this.parts = new SchedulerParts(b.node, b.store, b.clock, b.ticker, timer, workers, b.groups);
+    this.slots = new Slots(b.jobs.values(), new SlotOwner(timer), b.ticker);
     this.history = new History(b.executionLog, b.listener, timer, workers);
     FiringRules rules = new FiringRules(b.skewAllowance);
     this.loop =
         new ClaimLoop(
-            slots, rules, parts, history, new UnrunFirings(slots, parts, history), b.batchWindow);
+            slots, rules, parts, history, new UnrunFirings(parts, history), b.batchWindow);
     this.firingTimer = new FiringTimer(slots, rules, parts, loop);
+    this.jobSet = new JobSetChange(slots, firingTimer);
+    this.requests =
+        b.requestPoll == null
+            ? null
+            : new TriggerRequests(slots, parts, b.executionLog, history, b.requestPoll);
+    this.desk = new NoticeDesk(parts, slots, history, rules, b.notices);
+    if (b.notices != Notices.NONE) {
+      history.desk(desk);
+    }
   }
 
   public static Builder builder() {
@@ -106,11 +131,51 @@ public final class Scheduler implements AutoCloseable {
 
   /** Starts firing every job. */
   public void start() {
-    synchronized (slots.lock()) {
-      slots.start();
-      firingTimer.start();
+    Set<String> claimed = claimedBefore();
+    slots
+        .owner()
+        .run(
+            () -> {
+              slots.start();
+              firingTimer.start(claimed);
+            });
+    if (requests != null) {
+      requests.start();
     }
+    desk.start();
     log.info("scheduler started node={} jobs={}", parts.node(), slots.all().size());
+  }
+
+  /**
+   * The names the store has a watermark for (one {@link LeaseStore#list} call, before anything is
+   * scheduled): a job without one was never claimed by any replica, so the start-up catch-up must
+   * not reach back before this start ({@link FiringTimer#start}). {@code null} when the store
+   * cannot say now: then every job catches up as usual.
+   */
+  private Set<String> claimedBefore() {
+    try {
+      return parts.store().list().stream()
+          .filter(s -> s.lastFire() != null)
+          .map(LeaseState::name)
+          .collect(Collectors.toSet());
+    } catch (RuntimeException e) {
+      log.warn(
+          "could not read which jobs ran before ({}); every job catches up as usual", e.toString());
+      return null;
+    }
+  }
+
+  /**
+   * Makes {@code jobs} the job set (a reload), in one event of the owner: see {@link JobSetChange}.
+   * A job is changed when its name is in {@code changed} or its schedule or policy differ.
+   *
+   * @throws IllegalArgumentException for a duplicate job name; nothing changed
+   * @throws IllegalStateException when the scheduler is not running; nothing changed
+   */
+  public JobChanges replaceJobs(Collection<JobDefinition> jobs, Set<String> changed) {
+    List<JobDefinition> copy = List.copyOf(jobs);
+    Set<String> names = Set.copyOf(changed);
+    return slots.owner().call(() -> jobSet.apply(copy, names));
   }
 
   /**
@@ -124,23 +189,7 @@ public final class Scheduler implements AutoCloseable {
    *     lease's validity had passed (the lease is then released and nothing runs)
    */
   public Optional<ExecutionRecord> trigger(String job) {
-    JobDefinition definition = slots.get(job).job;
-    long sent = parts.ticker().nanoTime();
-    Optional<Lease> lease =
-        parts.store().acquire(definition.name(), parts.node(), definition.policy().ttl());
-    if (lease.isEmpty()) {
-      return Optional.empty();
-    }
-    if (!LeaseWatchdog.answeredInTime(sent, lease.get().ttl(), parts.ticker().nanoTime())) {
-      JobRun.release(parts.store(), lease.get());
-      throw new LeaseStoreException(
-          "the store's answer came after the lease's validity had passed; nothing ran");
-    }
-    Instant now = parts.clock().instant().truncatedTo(ChronoUnit.MILLIS);
-    JobRun run = new JobRun(definition, lease.get(), now, 1, TriggerKind.MANUAL, sent, parts);
-    ExecutionRecord record = run.run();
-    history.record(record);
-    return Optional.of(record);
+    return new ManualTrigger(parts, history).run(slots.get(job).job);
   }
 
   /**
@@ -148,24 +197,42 @@ public final class Scheduler implements AutoCloseable {
    * rest to stop (they are interrupted) and waits for them to end and release their leases.
    */
   public void stop(Duration grace) {
-    List<JobRun> stragglers = new ArrayList<>();
-    synchronized (slots.lock()) {
-      if (!slots.stop()) {
-        return;
-      }
-      loop.stop();
-      slots.awaitIdle(grace);
-      for (JobSlot slot : slots.all()) {
-        slot.running().ifPresent(stragglers::add);
-      }
+    SlotOwner owner = slots.owner();
+    boolean first =
+        owner.call(
+            () -> {
+              if (!slots.stop()) {
+                return false;
+              }
+              loop.stop();
+              return true;
+            });
+    if (!first) {
+      return;
     }
+    if (requests != null) {
+      requests.stop();
+    }
+    long waitStart = parts.ticker().nanoTime();
+    slots.awaitIdle(grace);
+    if (requests != null) {
+      requests.awaitIdle(grace.minusNanos(parts.ticker().nanoTime() - waitStart));
+    }
+    List<JobRun> stragglers =
+        owner.call(() -> slots.withRetired().stream().flatMap(s -> s.running().stream()).toList());
     for (JobRun run : stragglers) {
       run.stop(StopReason.SHUTDOWN, "shutdown grace ran out");
     }
-    synchronized (slots.lock()) {
-      slots.awaitIdle(Duration.ofSeconds(30));
+    if (requests != null) {
+      requests.stopRunning(StopReason.SHUTDOWN, "shutdown grace ran out");
+    }
+    slots.awaitIdle(Duration.ofSeconds(30));
+    if (requests != null) {
+      requests.awaitIdle(Duration.ofSeconds(30));
     }
     history.flushAtStop();
+    desk.stop(); // the runs that ended in the grace started their passes
+    desk.awaitIdle(grace.isZero() ? Duration.ZERO : NOTICE_GRACE);
     if (ownsTimer) {
       parts.timer().close();
     }
@@ -193,8 +260,42 @@ public final class Scheduler implements AutoCloseable {
     private SchedulerListener listener = SchedulerListener.NONE;
     private Duration skewAllowance = DEFAULT_SKEW_ALLOWANCE;
     private Duration batchWindow = DEFAULT_BATCH_WINDOW;
+    private GroupSeats groups = GroupSeats.NONE;
+    private Duration requestPoll;
+    private Notices notices = Notices.NONE;
 
     private Builder() {}
+
+    /**
+     * Takes the requests of {@code leasehold trigger} ({@link TriggerRequest}) for this scheduler's
+     * jobs, reading the request queue every {@code every} once started (a daemon: 1 s). Off by
+     * default: a scheduler that only runs a job in the calling process takes no requests.
+     */
+    public Builder takeTriggerRequests(Duration every) {
+      if (every == null || every.isNegative() || every.isZero()) {
+        throw new IllegalArgumentException("the request poll must be positive");
+      }
+      this.requestPoll = every;
+      return this;
+    }
+
+    /**
+     * The jobs' notifiers: each firing's last row that a notifier wants is sent by one replica, and
+     * by another when that one dies before it could mark it sent ({@link NoticeDesk}).
+     */
+    public Builder notices(Notices notices) {
+      this.notices = Objects.requireNonNull(notices);
+      return this;
+    }
+
+    /**
+     * The concurrency groups, name to max-concurrent: the jobs of a group run at most that many at
+     * once across the cluster, through slot leases in the store ({@link GroupSeats}).
+     */
+    public Builder groups(Map<String, Integer> groups) {
+      this.groups = new GroupSeats(groups);
+      return this;
+    }
 
     /**
      * How far replicas' clocks may run ahead of each other; default 2s. A late timer never
@@ -285,6 +386,7 @@ public final class Scheduler implements AutoCloseable {
       }
       Objects.requireNonNull(store, "store");
       Objects.requireNonNull(executionLog, "executionLog");
+      groups.check(jobs.values());
       return new Scheduler(this);
     }
   }

@@ -9,6 +9,15 @@ public interface SchedulerListener {
   default void executionFinished(ExecutionRecord record) {}
 
   /**
+   * An execution ended; {@code retrying} when a retry of the same firing follows ({@link
+   * RetryPolicy}), so the row is not the firing's last. By default calls {@link
+   * #executionFinished(ExecutionRecord)}; the scheduler calls this one.
+   */
+  default void executionFinished(ExecutionRecord record, boolean retrying) {
+    executionFinished(record);
+  }
+
+  /**
    * No replica ran this firing within its misfire grace, and this node reported it (once,
    * cluster-wide: the report holds the firing's claim). Called after {@link #executionFinished}.
    */

@@ -6,4 +6,10 @@ import java.util.concurrent.Executor;
 
 /** The collaborators one scheduler hands to its executions. */
 record SchedulerParts(
-    String node, LeaseStore store, Clock clock, Ticker ticker, TaskTimer timer, Executor workers) {}
+    String node,
+    LeaseStore store,
+    Clock clock,
+    Ticker ticker,
+    TaskTimer timer,
+    Executor workers,
+    GroupSeats groups) {}

@@ -1,62 +1,128 @@
 package dev.leasehold.core.scheduler;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
- * Every job's {@link JobSlot} and the one lock that guards them all, with the scheduler's life
- * state: whether it takes new firings, and whether it was stopped.
+ * Every job's {@link JobSlot}, with the scheduler's life state: whether it takes new firings, and
+ * whether it was stopped. Owned by the {@link SlotOwner}: only events change it. The set of jobs
+ * changes only in events ({@link #add}, {@link #retire}: a reload), each time by publishing a new
+ * immutable map, so {@link #all} and {@link #get} may be read from any thread (they hand out slots,
+ * whose state only the owner reads); so may {@link #accepting}, which only the owner writes.
+ *
+ * <p>A retired slot (its job was removed by a reload) leaves {@link #all} at once but is kept, in
+ * {@link #withRetired}, until its claim or run in flight has ended: a stop still waits for it and
+ * stops it, and its lease is released as usual.
  */
 final class Slots {
-  private final Object lock = new Object();
-  private final Map<String, JobSlot> byName = new LinkedHashMap<>();
+  private final SlotOwner owner;
   private final Ticker ticker;
-  private boolean accepting;
+  private volatile Map<String, JobSlot> byName;
+  private final List<JobSlot> retired = new ArrayList<>();
+  private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
+  private volatile boolean accepting;
   private boolean stopped;
 
-  Slots(Collection<JobDefinition> jobs, Ticker ticker) {
+  Slots(Collection<JobDefinition> jobs, SlotOwner owner, Ticker ticker) {
+    this.owner = owner;
     this.ticker = ticker;
+    Map<String, JobSlot> slots = new LinkedHashMap<>();
     for (JobDefinition job : jobs) {
-      byName.put(job.name(), new JobSlot(job));
+      slots.put(job.name(), new JobSlot(job, owner));
     }
+    this.byName = Collections.unmodifiableMap(slots);
   }
 
-  Object lock() {
-    return lock;
+  SlotOwner owner() {
+    return owner;
   }
 
   Collection<JobSlot> all() {
     return byName.values();
   }
 
+  /** Event: every slot, the retired ones still busy included. */
+  List<JobSlot> withRetired() {
+    owner.check();
+    List<JobSlot> every = new ArrayList<>(byName.values());
+    every.addAll(retired);
+    return every;
+  }
+
+  /** Event: a job joins (reload). */
+  void add(JobSlot slot) {
+    owner.check();
+    Map<String, JobSlot> next = new LinkedHashMap<>(byName);
+    if (next.putIfAbsent(slot.job.name(), slot) != null) {
+      throw new IllegalArgumentException("duplicate job name '" + slot.job.name() + "'");
+    }
+    byName = Collections.unmodifiableMap(next);
+  }
+
+  /**
+   * Event: a job leaves (reload): its slot is retired, takes no firing from now on, and is kept
+   * until what it has in flight has ended.
+   */
+  JobSlot retire(String job) {
+    owner.check();
+    JobSlot slot = get(job);
+    Map<String, JobSlot> next = new LinkedHashMap<>(byName);
+    next.remove(job);
+    byName = Collections.unmodifiableMap(next);
+    slot.retire();
+    if (slot.busy()) {
+      retired.add(slot);
+    }
+    return slot;
+  }
+
+  /** Whether {@code slot} takes new firings: the scheduler does and the job was not removed. */
+  boolean accepting(JobSlot slot) {
+    return accepting && !slot.retired();
+  }
+
   /**
    * @throws IllegalArgumentException for an unknown job, naming the known ones
    */
   JobSlot get(String job) {
-    JobSlot slot = byName.get(job);
+    JobSlot slot = find(job);
     if (slot == null) {
       throw new IllegalArgumentException("unknown job '" + job + "'; known: " + byName.keySet());
     }
     return slot;
   }
 
-  /** Caller holds the lock. */
+  /** The slot of {@code job}, or null when no job has that name. Any thread. */
+  JobSlot find(String job) {
+    return byName.get(job);
+  }
+
+  /** Whether new firings are taken: after start, until stop. Any thread. */
   boolean accepting() {
     return accepting;
   }
 
-  /** Caller holds the lock. */
+  /** Event. */
   void start() {
+    owner.check();
     if (accepting || stopped) {
       throw new IllegalStateException(stopped ? "scheduler was stopped" : "already started");
     }
     accepting = true;
   }
 
-  /** Caller holds the lock. Returns false when it was stopped already. */
+  /** Event. Returns false when it was stopped already. */
   boolean stop() {
+    owner.check();
     if (stopped) {
       return false;
     }
@@ -65,26 +131,45 @@ final class Slots {
     return true;
   }
 
-  /** Caller holds the lock: wakes {@link #awaitIdle}. */
+  /** Event: completes when no job has a claim or run in flight (at once if none has). */
+  CompletableFuture<Void> whenIdle() {
+    owner.check();
+    CompletableFuture<Void> idle = new CompletableFuture<>();
+    idleWaiters.add(idle);
+    changed();
+    return idle;
+  }
+
+  /** Event, after a slot went idle: completes {@link #whenIdle} once every slot is idle. */
   void changed() {
-    lock.notifyAll();
+    owner.check();
+    retired.removeIf(slot -> !slot.busy());
+    if (!idleWaiters.isEmpty() && withRetired().stream().noneMatch(JobSlot::busy)) {
+      idleWaiters.forEach(w -> w.complete(null));
+      idleWaiters.clear();
+    }
   }
 
   /**
-   * Caller holds the lock. Waits until no job has a claim or run in flight, or until {@code limit}
-   * has passed on the scheduler's ticker.
+   * Outside the owner: waits until no job has a claim or run in flight, or until {@code limit} has
+   * passed on the scheduler's ticker.
    */
   void awaitIdle(Duration limit) {
+    CompletableFuture<Void> idle = owner.call(this::whenIdle);
     long end = ticker.nanoTime() + limit.toNanos();
-    while (byName.values().stream().anyMatch(JobSlot::busy)) {
+    while (!idle.isDone()) {
       long left = end - ticker.nanoTime();
       if (left <= 0) {
         return;
       }
       try {
-        lock.wait(Math.max(1, Math.min(left / 1_000_000, 1000)));
+        idle.get(Math.max(1, Math.min(left / 1_000_000, 1000)), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        // the ticker decides when the limit has passed (virtual in tests)
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
+        return;
+      } catch (ExecutionException e) {
         return;
       }
     }

@@ -38,26 +38,20 @@ import org.slf4j.LoggerFactory;
 final class UnrunFirings {
   private static final Logger log = LoggerFactory.getLogger(UnrunFirings.class);
 
-  private final Slots slots;
   private final SchedulerParts parts;
   private final History history;
 
-  UnrunFirings(Slots slots, SchedulerParts parts, History history) {
-    this.slots = slots;
+  UnrunFirings(SchedulerParts parts, History history) {
     this.parts = parts;
     this.history = history;
   }
 
   /**
-   * On a worker: claims the slot's unrun firings in order, and reports those it wins; stops at the
-   * first that cannot be decided now.
+   * On a worker: claims {@code todo} (a slot's unrun firings, oldest first, as the owner handed
+   * them out) in order, and reports those it wins; stops at the first that cannot be decided now.
+   * Returns the firings decided, for the owner to forget.
    */
-  void settle(JobSlot slot) {
-    List<Map.Entry<Instant, JobSlot.Unrun>> todo;
-    synchronized (slots.lock()) {
-      todo = slot.unrun();
-    }
-    JobDefinition job = slot.job;
+  List<Instant> settle(JobDefinition job, List<Map.Entry<Instant, JobSlot.Unrun>> todo) {
     List<Instant> settled = new ArrayList<>();
     for (Map.Entry<Instant, JobSlot.Unrun> e : todo) {
       ClaimResult answer;
@@ -71,17 +65,45 @@ final class UnrunFirings {
       history.listener().storeAnswered();
       if (answer.kind() == ClaimResult.Kind.WON) {
         report(job, e.getKey(), answer.lease(), e.getValue());
+      } else if (answer.kind() == ClaimResult.Kind.PAUSED) {
+        recordPaused(job, e.getKey()); // the job was paused since: not missed, paused
       } else if (answer.kind() != ClaimResult.Kind.ALREADY_RUN) {
         break; // held (or a store that answers FAILED): decided later
       }
       settled.add(e.getKey());
     }
-    synchronized (slots.lock()) {
-      settled.forEach(slot::settled);
-    }
+    return settled;
   }
 
-  /** Releases a lease won for a firing that will not run, and writes that firing's one row. */
+  /**
+   * On a worker: writes the one {@code paused} row of a firing whose claim met the job's pause (the
+   * claim moved the watermark to it, so no other replica writes it).
+   */
+  void recordPaused(JobDefinition job, Instant firing) {
+    Instant now = parts.clock().instant();
+    log.info(
+        "firing paused job={} firing={} node={}: the job is paused cluster-wide; not run",
+        job.name(),
+        firing,
+        parts.node());
+    history.record(
+        new ExecutionRecord(
+            job.name(),
+            firing,
+            parts.node(),
+            0,
+            TriggerKind.SCHEDULED,
+            now,
+            now,
+            Outcome.PAUSED,
+            null,
+            "the job was paused"));
+  }
+
+  /**
+   * On a worker: releases a lease won for a firing that will not run, and writes that firing's one
+   * row.
+   */
   void report(JobDefinition job, Instant firing, Lease lease, JobSlot.Unrun unrun) {
     JobRun.release(parts.store(), lease);
     Instant now = parts.clock().instant();

@@ -2,6 +2,9 @@ package dev.leasehold.core.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.schedule.Schedule;
 import java.time.Duration;
 import java.time.Instant;
@@ -143,5 +146,71 @@ class FiringRulesTest {
         .isEqualTo(inTime);
     assertThat(LeaseWatchdog.validUntil(sent * ms, Duration.ofMillis(ttl)))
         .isEqualTo((sent + ttl - ttl / 10) * ms);
+  }
+
+  @ParameterizedTest(name = "backoff {0}s, max {1}s, after attempt {2}: {3}s")
+  @CsvSource({
+    "30, 600, 1, 30",
+    "30, 600, 2, 60",
+    "30, 600, 3, 120",
+    "30, 600, 5, 480",
+    "30, 600, 6, 600",
+    "30, 600, 40, 600",
+    "1, 1, 3, 1",
+    "5, 8, 2, 8",
+  })
+  void theRetryBackoffDoublesPerAttemptUpToMaxBackoff(
+      long backoff, long max, int attempt, long pause) {
+    RetryPolicy retry = new RetryPolicy(99, Duration.ofSeconds(backoff), Duration.ofSeconds(max));
+    assertThat(retry.pauseAfter(attempt)).isEqualTo(Duration.ofSeconds(pause));
+  }
+
+  @ParameterizedTest(name = "{0} attempt {1} of 3 ended at {2}: retry at {3}")
+  @CsvSource({
+    // every 10 s, backoff 2 s, max 3 s, skew allowance 2 s; the firing is at 10
+    "FAILED,     1, 11,     13",
+    "TIMED_OUT,  1, 11.25,  13.25",
+    "FAILED,     2, 13.5,   16.5",
+    // the last attempt, and outcomes never retried
+    "FAILED,     3, 17,     ",
+    "LEASE_LOST, 1, 11,     ",
+    "MISSED,     1, 10,     ",
+    "SKIPPED,    1, 10,     ",
+    "PAUSED,     1, 10,     ",
+    "SUCCEEDED,  1, 11,     ",
+    // due within the skew allowance of the next firing (20): the next firing wins
+    "FAILED,     1, 15.999, 17.999",
+    "FAILED,     1, 16,     ",
+    "FAILED,     2, 19,     ",
+  })
+  void aFailedOrTimedOutRunIsRetriedAtItsEndPlusTheBackoffUnlessTheNextFiringComesFirst(
+      Outcome outcome, int attempt, double end, String retryAt) {
+    RetryPolicy retry = new RetryPolicy(3, Duration.ofSeconds(2), Duration.ofSeconds(3));
+    ExecutionRecord row =
+        new ExecutionRecord(
+            "job",
+            at(10),
+            "node",
+            1,
+            TriggerKind.SCHEDULED,
+            at(10),
+            at(end).plusNanos(400_000),
+            outcome,
+            null,
+            null,
+            null,
+            attempt);
+    FiringRules.AfterRun after = RULES.afterRun(retry, EVERY_10S, row);
+    assertThat(Optional.ofNullable(after.retryAt())).isEqualTo(atOrNone(retryAt));
+  }
+
+  @ParameterizedTest(name = "{0}: no retry")
+  @CsvSource({"MANUAL"})
+  void aManualRunIsNeverRetried(TriggerKind trigger) {
+    RetryPolicy retry = new RetryPolicy(3, Duration.ofSeconds(1), Duration.ofSeconds(1));
+    ExecutionRecord row =
+        new ExecutionRecord(
+            "job", at(10), "n", 1, trigger, at(10), at(11), Outcome.FAILED, 1, null, null, 1);
+    assertThat(RULES.afterRun(retry, EVERY_10S, row).retrying()).isFalse();
   }
 }

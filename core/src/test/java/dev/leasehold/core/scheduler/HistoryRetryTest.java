@@ -42,6 +42,12 @@ class HistoryRetryTest {
         public List<ExecutionRecord> recent(String job, int limit) {
           return rows.recent(job, limit);
         }
+
+        @Override
+        public int prune(
+            dev.leasehold.core.job.HistoryRetention retention, java.time.Instant now, int limit) {
+          return rows.prune(retention, now, limit);
+        }
       };
   private final History history =
       new History(

@@ -268,6 +268,34 @@ class SchedulerFaultsTest {
   }
 
   @Test
+  void aClaimAnsweredAfterTheFiringsGraceStartsNothingAndFreesTheLeaseForTheNextFiring() {
+    // a long lease, so the answer is within its validity, but the firing's grace is short: the
+    // store was cut off while the claim was on its way and answered after the grace had passed
+    JobPolicy policy = JobPolicy.of(Duration.ofSeconds(30), null, null, SECOND);
+    JobDefinition tick =
+        new JobDefinition(
+            "tick", Schedule.every(Duration.ofSeconds(10), Duration.ZERO), policy, working(SECOND));
+    SlowStore slow = new SlowStore(server.client(), time);
+    slow.claimDelay = Duration.ofMillis(4000);
+    replica("a", slow, tick).start();
+    time.advance(Duration.ofSeconds(5));
+    List<Run> ranDuringTheCut = List.copyOf(ledger);
+    List<Instant> missed = recorded(Outcome.MISSED);
+    String detail = history.all().isEmpty() ? "" : history.all().get(0).detail();
+    boolean held = server.client().inspect("tick").orElseThrow().held();
+    slow.claimDelay = Duration.ZERO; // healed (before asserting, so a failure cannot wedge stop)
+
+    assertThat(ranDuringTheCut).isEmpty();
+    assertThat(missed).containsExactly(T0);
+    assertThat(detail).contains("misfire grace");
+    assertThat(held).isFalse();
+
+    time.advance(Duration.ofSeconds(10)); // the next firing runs on time
+    assertThat(firingsRun()).containsExactly(T0.plusSeconds(10));
+    assertAtMostOneRowPerFiring();
+  }
+
+  @Test
   void aManualTriggerWhoseAnswerComesLateRunsNothingAndReleasesTheLease() {
     JobDefinition tick =
         new JobDefinition(
@@ -292,6 +320,34 @@ class SchedulerFaultsTest {
     assertThat(thrown).singleElement().isInstanceOf(LeaseStoreException.class);
     assertThat(ledger).isEmpty();
     assertThat(server.client().inspect("tick").orElseThrow().held()).isFalse();
+  }
+
+  @Test
+  void theRunnerIsToldTheLeaseValidityAtStartAndAfterEachRenewal() {
+    // TTL 3 s, renew every 1 s: valid for 3 s less the 0.3 s margin, counted from each send
+    JobPolicy policy = JobPolicy.of(Duration.ofSeconds(3), SECOND, null, null);
+    SlowStore slow = new SlowStore(server.client(), time);
+    slow.renewDelay = Duration.ofMillis(200);
+    List<Long> told = new CopyOnWriteArrayList<>();
+    JobRunner runner =
+        ctx -> {
+          told.add(ctx.leaseMillisLeft().orElseThrow());
+          ctx.onLeaseRenewed(() -> told.add(ctx.leaseMillisLeft().orElseThrow()));
+          return working(Duration.ofMillis(4500)).run(ctx);
+        };
+    replica(
+            "a",
+            slow,
+            new JobDefinition(
+                "told", Schedule.every(Duration.ofHours(1), Duration.ZERO), policy, runner))
+        .start();
+    time.advance(Duration.ofSeconds(10));
+
+    // at the start, then after the renewals sent at 1, 2, 3 and 4 s, each read as it is answered
+    assertThat(told).containsExactly(2700L, 2500L, 2500L, 2500L, 2500L);
+    assertThat(history.all())
+        .extracting(ExecutionRecord::outcome)
+        .containsExactly(Outcome.SUCCEEDED);
   }
 
   @Test

@@ -142,6 +142,35 @@ class SchedulerTest {
     assertFencesRiseWithFirings("heartbeat");
   }
 
+  @Test
+  void aJobNewToTheStoreNeverRunsAFiringFromBeforeItsFirstStart() {
+    time.advance(Duration.ofSeconds(5)); // T0 is 5 s old: within the default 1 min grace
+    startFresh();
+  }
+
+  @Test
+  void aJobNewToTheStoreNeverRunsAFiringFromJustBeforeItsFirstStart() {
+    time.advance(Duration.ofMillis(1500)); // T0 is inside the skew allowance, past the tolerance
+    startFresh();
+  }
+
+  private void startFresh() {
+    replica(
+            "node-1",
+            time.clock(),
+            job(
+                "fresh",
+                Schedule.every(Duration.ofSeconds(10), Duration.ZERO),
+                JobPolicy.defaults(),
+                working(Duration.ofMillis(100))))
+        .start();
+    time.advance(Duration.ofSeconds(12));
+
+    assertThat(firingsRun("fresh"))
+        .as("T0 came due before any replica knew the job; T0 + 10 s after")
+        .containsExactly(T0.plusSeconds(10));
+  }
+
   private void assertFencesRiseWithFirings(String job) {
     List<Run> runs =
         ledger.stream()

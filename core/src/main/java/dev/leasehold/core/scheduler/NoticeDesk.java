@@ -1,0 +1,373 @@
+package dev.leasehold.core.scheduler;
+
+import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.lease.ClaimResult;
+import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseState;
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NoticeNames;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Hands each job's notifications ({@link Notices}) to exactly one replica, and on to another when
+ * that one dies before it could say it sent them.
+ *
+ * <p>What is sent is read from the shared history, not from memory: the last row of each firing (a
+ * row no retry follows, by {@link FiringRules#afterRun}, computed from the row alone as every
+ * replica does) whose job's notifier wants its event. Which of those are done is kept in the store
+ * as the watermark of the job's <em>mark</em> record ({@link NoticeNames#mark}): every firing up to
+ * it was sent (or given up). Sending is guarded by the job's <em>desk</em> lease ({@link
+ * NoticeNames#desk}), taken with {@link LeaseStore#acquire} (fenced, renewed every {@code
+ * renew-every} while sending, ending by the job's {@code ttl} when its holder dies). A pass,
+ * holding the desk:
+ *
+ * <ol>
+ *   <li>reads the mark and the job's newest rows, and sends the pending last rows oldest firing
+ *       first;
+ *   <li>after each delivery claims the mark at that row's firing (and releases that claim at once):
+ *       the store moves the watermark, so no later pass sends it again;
+ *   <li>releases the desk.
+ * </ol>
+ *
+ * <p>The replica that writes a last row starts a pass at once; every replica also looks every
+ * {@link #POLL} for last rows that are older than {@link #POLL} and past the mark (a sender that
+ * died, a row written by a replica that died before its pass) and starts a pass when it finds one.
+ * Passes of one job exclude each other through the desk lease, and each reads the mark under it, so
+ * a row is sent again only when its sender died (or lost the desk, stalled past its {@code ttl})
+ * after delivering and before its mark claim: at least once, with the event's {@code id} the same
+ * in both deliveries. A sender that died before delivering is replaced: no loss.
+ *
+ * <p>What is not sent: rows that finished more than {@link #WINDOW} ago (a cluster that starts does
+ * not replay old history), rows no longer among the job's newest {@link #ROWS}, and a row that
+ * reaches the store only after a later firing of its job was marked (its writer could not reach the
+ * store for a while). The two records per job are forgotten with the job's own ({@code
+ * RemovedLeases}).
+ *
+ * <p>Store calls and deliveries run on the workers, never in the {@link SlotOwner}: a notifier that
+ * hangs holds only its own pass.
+ */
+final class NoticeDesk {
+  private static final Logger log = LoggerFactory.getLogger(NoticeDesk.class);
+
+  /** How often every replica looks for rows nobody sent; also how old such a row must be. */
+  static final Duration POLL = Duration.ofSeconds(5);
+
+  /** Rows that finished longer ago are never sent. */
+  static final Duration WINDOW = Duration.ofMinutes(15);
+
+  /** Rows of a job read per pass: its pending last rows are among its newest. */
+  static final int ROWS = 50;
+
+  /** Rows of a job read by the look without the desk (each poll): the newest few. */
+  static final int LOOK_ROWS = 10;
+
+  /** The mark's claim is released at once; this bounds it when its claimant dies first. */
+  static final Duration MARK_TTL = Duration.ofMillis(100);
+
+  private final SchedulerParts parts;
+  private final Slots slots;
+  private final History history;
+  private final FiringRules rules;
+  private final Notices notices;
+  private final Set<String> busy = ConcurrentHashMap.newKeySet();
+  private final Set<String> again = ConcurrentHashMap.newKeySet();
+  private final Object idle = new Object();
+  private volatile boolean stopped;
+  private Cancellable pollTask;
+
+  NoticeDesk(
+      SchedulerParts parts, Slots slots, History history, FiringRules rules, Notices notices) {
+    this.parts = parts;
+    this.slots = slots;
+    this.history = history;
+    this.rules = rules;
+    this.notices = notices;
+  }
+
+  /** Starts looking for unsent rows every {@link #POLL}. */
+  void start() {
+    if (notices == Notices.NONE) {
+      return;
+    }
+    schedulePoll();
+  }
+
+  /** Stops looking; passes under way finish their delivery (see {@link #awaitIdle}). */
+  void stop() {
+    stopped = true;
+    synchronized (this) {
+      if (pollTask != null) {
+        pollTask.cancel();
+      }
+    }
+  }
+
+  /** Waits up to {@code grace} for the passes under way. */
+  void awaitIdle(Duration grace) {
+    long end = System.nanoTime() + grace.toNanos();
+    synchronized (idle) {
+      while (!busy.isEmpty()) {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+          log.warn("stopping with notifications of {} unsent", busy);
+          return;
+        }
+        try {
+          idle.wait(Math.max(1, left / 1_000_000));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  /** Any thread: this replica wrote {@code row}; a pass starts at once when it is a last row. */
+  void written(ExecutionRecord row, boolean retrying) {
+    if (retrying || stopped || !notices.notifies(row.job()) || !notifiable(row.outcome())) {
+      return;
+    }
+    JobSlot slot = slots.find(row.job());
+    if (slot != null) {
+      pass(slot.job, Duration.ZERO);
+    }
+  }
+
+  private synchronized void schedulePoll() {
+    if (stopped) {
+      return;
+    }
+    try {
+      pollTask = parts.timer().schedule(this::poll, POLL);
+    } catch (RuntimeException e) {
+      // the timer is closed: stopping
+    }
+  }
+
+  private void poll() {
+    try {
+      for (JobSlot slot : slots.all()) {
+        if (notices.notifies(slot.job.name())) {
+          pass(slot.job, POLL);
+        }
+      }
+    } finally {
+      schedulePoll();
+    }
+  }
+
+  /** Starts a pass for {@code job} on a worker, or asks the one under way for another. */
+  private void pass(JobDefinition job, Duration minAge) {
+    String name = job.name();
+    if (!busy.add(name)) {
+      if (minAge.isZero()) {
+        again.add(name);
+      }
+      return;
+    }
+    try {
+      parts.workers().execute(() -> run(job, minAge));
+    } catch (RuntimeException e) {
+      done(name);
+    }
+  }
+
+  private void run(JobDefinition job, Duration minAge) {
+    String name = job.name();
+    try {
+      Duration age = minAge;
+      do {
+        again.remove(name);
+        try {
+          work(job, age);
+        } catch (RuntimeException e) {
+          log.debug("notification pass of job={} failed: {}", name, e.toString());
+        }
+        age = Duration.ZERO;
+      } while (!stopped && again.contains(name));
+    } finally {
+      done(name);
+    }
+  }
+
+  private void done(String name) {
+    synchronized (idle) {
+      busy.remove(name);
+      idle.notifyAll();
+    }
+  }
+
+  /** One pass: a cheap look without the desk, then the desk and the deliveries. */
+  private void work(JobDefinition job, Duration minAge) {
+    LeaseStore store = parts.store();
+    String name = job.name();
+    if (pending(job, mark(store, name), minAge, LOOK_ROWS).isEmpty()) {
+      return;
+    }
+    Optional<Lease> desk = store.acquire(NoticeNames.desk(name), parts.node(), job.policy().ttl());
+    if (desk.isEmpty()) {
+      log.debug("notifications of job={}: another replica is sending", name);
+      return;
+    }
+    AtomicBoolean lost = new AtomicBoolean();
+    Renewal renewal = new Renewal(desk.get(), job.policy(), lost);
+    try {
+      renewal.schedule();
+      // read again under the desk: a pass that ended meanwhile moved the mark
+      for (ExecutionRecord row : pending(job, mark(store, name), Duration.ZERO, ROWS)) {
+        if (lost.get()) {
+          log.warn(
+              "notifications of job={}: the desk lease was lost; another replica goes on", name);
+          return;
+        }
+        Optional<String> event = notices.event(row);
+        if (event.isPresent()) {
+          if (!row.node().equals(parts.node())) {
+            log.info(
+                "notification of job={} firing={} taken over from node={}",
+                name,
+                row.fireTime(),
+                row.node());
+          }
+          notices.deliver(event.get(), row);
+        }
+        try {
+          markSent(store, name, row.fireTime());
+        } catch (RuntimeException e) {
+          log.warn(
+              "notification of job={} firing={} sent but not marked: {}; it may be sent again",
+              name,
+              row.fireTime(),
+              e.toString());
+          throw e;
+        }
+      }
+    } finally {
+      renewal.cancel();
+      if (!lost.get()) {
+        JobRun.release(store, desk.get());
+      }
+    }
+  }
+
+  private static Instant mark(LeaseStore store, String job) {
+    return store.inspect(NoticeNames.mark(job)).map(LeaseState::lastFire).orElse(null);
+  }
+
+  /** Moves the mark to {@code firing}: that firing and every earlier one are done. */
+  private void markSent(LeaseStore store, String job, Instant firing) {
+    ClaimResult answer = store.tryClaim(NoticeNames.mark(job), firing, parts.node(), MARK_TTL);
+    if (answer.kind() == ClaimResult.Kind.WON) {
+      JobRun.release(store, answer.lease());
+    } else if (answer.kind() == ClaimResult.Kind.HELD) {
+      log.warn(
+          "notification of job={} firing={} sent but not marked: the mark was held; it may be"
+              + " sent again",
+          job,
+          firing);
+    }
+    // ALREADY_RUN: a pass that lost the desk while sending marked it (or a later firing) first
+  }
+
+  /**
+   * The job's last rows past {@code mark} among its newest {@code rows}, finished within {@link
+   * #WINDOW} and at least {@code minAge} ago, one per firing (its highest attempt), oldest firing
+   * first.
+   */
+  private List<ExecutionRecord> pending(
+      JobDefinition job, Instant mark, Duration minAge, int rows) {
+    Instant now = parts.clock().instant();
+    Instant oldest = now.minus(WINDOW);
+    Map<Instant, ExecutionRecord> byFiring = new HashMap<>();
+    for (ExecutionRecord r : history.rows(job.name(), rows)) {
+      if (mark != null && !r.fireTime().isAfter(mark)) {
+        continue;
+      }
+      byFiring.merge(r.fireTime(), r, (a, b) -> a.attempt() >= b.attempt() ? a : b);
+    }
+    List<ExecutionRecord> pending = new ArrayList<>();
+    for (ExecutionRecord r : byFiring.values()) {
+      if (notifiable(r.outcome())
+          && r.finishedAt().isAfter(oldest)
+          && !r.finishedAt().plus(minAge).isAfter(now)
+          && !rules.afterRun(job.policy().retry(), job.schedule(), r).retrying()) {
+        pending.add(r);
+      }
+    }
+    pending.sort(Comparator.comparing(ExecutionRecord::fireTime));
+    return pending;
+  }
+
+  /**
+   * Rows that can make an event: not skipped, paused or reset firings, nor the trigger queue's
+   * request rows.
+   */
+  static boolean notifiable(Outcome outcome) {
+    return outcome != Outcome.SKIPPED
+        && outcome != Outcome.PAUSED
+        && outcome != Outcome.RESET
+        && outcome != Outcome.REQUESTED
+        && outcome != Outcome.TAKEN;
+  }
+
+  /** Renews the desk lease every {@code renew-every} on a worker; a refusal marks it lost. */
+  private final class Renewal {
+    private final Lease lease;
+    private final JobPolicy policy;
+    private final AtomicBoolean lost;
+    private volatile boolean cancelled;
+    private Cancellable task;
+
+    Renewal(Lease lease, JobPolicy policy, AtomicBoolean lost) {
+      this.lease = lease;
+      this.policy = policy;
+      this.lost = lost;
+    }
+
+    synchronized void schedule() {
+      if (cancelled) {
+        return;
+      }
+      task =
+          parts.timer().schedule(() -> parts.workers().execute(this::renew), policy.renewEvery());
+    }
+
+    private void renew() {
+      if (cancelled) {
+        return;
+      }
+      boolean renewed;
+      try {
+        renewed = parts.store().renew(lease, policy.ttl());
+      } catch (RuntimeException e) {
+        log.debug("renewal of {} failed: {}", lease.name(), e.toString());
+        renewed = true; // tried again at the next step; the lease may still run out
+      }
+      if (!renewed) {
+        lost.set(true);
+        return;
+      }
+      schedule();
+    }
+
+    synchronized void cancel() {
+      cancelled = true;
+      if (task != null) {
+        task.cancel();
+      }
+    }
+  }
+}
