@@ -7,12 +7,10 @@ import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.store.ConnectFailures;
 import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreSettings;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Locale;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -24,14 +22,7 @@ import javax.sql.DataSource;
  * which host and port (or H2 file), and why.
  */
 final class SqlConnections {
-  /**
-   * H2 error codes that mean another process has the file, or had it until a moment ago: database
-   * already open (90020), lock file recently modified (8000, while a stale lock ages), and the
-   * sharing process's server not answering (90067).
-   */
-  private static final Set<Integer> H2_LOCKED = Set.of(90020, 8000, 90067);
-
-  private static final Duration H2_LOCK_RETRY = Duration.ofMillis(200);
+  private static final Duration LOCK_RETRY = Duration.ofMillis(200);
 
   private static final Pattern NETWORK_URL =
       Pattern.compile(
@@ -41,11 +32,11 @@ final class SqlConnections {
 
   /** A data source that opens a new driver connection on each call, with the given timeouts. */
   static DataSource direct(
-      SqlVendor vendor, String url, StoreSettings settings, Duration connect, Duration read) {
+      SqlDialect dialect, String url, StoreSettings settings, Duration connect, Duration read) {
     return new DriverDataSource(
         url,
-        vendor.driverClass,
-        vendor.timeoutProperties(connect, read),
+        dialect.driverClass,
+        dialect.timeoutProperties(connect, read),
         settings.username(),
         settings.password());
   }
@@ -58,7 +49,7 @@ final class SqlConnections {
    * @throws StoreUnreachableException naming the database, where it is and why it failed
    */
   static Connection open(
-      SqlVendor vendor,
+      SqlDialect dialect,
       String url,
       StoreSettings settings,
       DataSource source,
@@ -69,32 +60,33 @@ final class SqlConnections {
       try {
         return source.getConnection();
       } catch (SQLException e) {
-        if (vendor != SqlVendor.H2 || !locked(e) || System.nanoTime() > deadline) {
-          throw unreachable(vendor, url, settings, e, connectTimeout, lockWait);
+        if (!dialect.locked(e) || System.nanoTime() > deadline) {
+          throw unreachable(dialect, url, settings, e, connectTimeout, lockWait);
         }
       }
       try {
-        Thread.sleep(H2_LOCK_RETRY.toMillis());
+        Thread.sleep(LOCK_RETRY.toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new LeaseStoreException("SQL store: interrupted while opening " + where(vendor, url));
+        throw new LeaseStoreException(
+            "SQL store: interrupted while opening " + where(dialect, url));
       }
     }
   }
 
   /** The one-line failure for a connection that could not be made. */
   static StoreUnreachableException unreachable(
-      SqlVendor vendor,
+      SqlDialect dialect,
       String url,
       StoreSettings settings,
       SQLException e,
       Duration connectTimeout,
       Duration lockWait) {
-    String reason = reason(vendor, e, connectTimeout, lockWait);
+    String reason = reason(dialect, e, connectTimeout, lockWait);
     String what =
-        vendor == SqlVendor.H2 && H2Files.databasePath(url) != null
-            ? "cannot open H2 file " + where(vendor, url)
-            : "cannot connect to " + name(vendor) + " at " + where(vendor, url);
+        dialect.localPath(url) != null
+            ? "cannot open " + dialect.displayName() + " file " + where(dialect, url)
+            : "cannot connect to " + dialect.displayName() + " at " + where(dialect, url);
     String line = "SQL store: " + what + ": " + reason;
     String password = settings.password();
     if (password != null && !password.isEmpty()) {
@@ -104,7 +96,7 @@ final class SqlConnections {
   }
 
   private static String reason(
-      SqlVendor vendor, SQLException e, Duration connectTimeout, Duration lockWait) {
+      SqlDialect dialect, SQLException e, Duration connectTimeout, Duration lockWait) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof SQLException s) {
         String state = s.getSQLState() == null ? "" : s.getSQLState();
@@ -114,7 +106,7 @@ final class SqlConnections {
         if (state.equals("3D000") || s.getErrorCode() == 1049) {
           return "database does not exist";
         }
-        if (vendor == SqlVendor.H2 && H2_LOCKED.contains(s.getErrorCode())) {
+        if (dialect.locked(s)) {
           return "database file locked by another process (waited "
               + Durations.format(lockWait)
               + ")";
@@ -129,46 +121,21 @@ final class SqlConnections {
     return message.lines().findFirst().orElse("").strip();
   }
 
-  private static boolean locked(SQLException e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException s && H2_LOCKED.contains(s.getErrorCode())) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** MariaDB, PostgreSQL or H2, as messages name them. */
-  static String name(SqlVendor vendor) {
-    return switch (vendor) {
-      case MYSQL, MARIADB -> "MariaDB/MySQL";
-      case POSTGRES -> "PostgreSQL";
-      case H2 -> "H2";
-    };
-  }
-
   /**
    * Where the database is: {@code host:port} of a network URL (the driver's default port when the
    * URL names none), the absolute path of an H2 file, or the URL without its secrets.
    */
-  static String where(SqlVendor vendor, String url) {
-    if (vendor == SqlVendor.H2) {
-      Path file = H2Files.databasePath(url);
-      if (file != null) {
-        return file.toString();
-      }
+  static String where(SqlDialect dialect, String url) {
+    String file = dialect.localPath(url);
+    if (file != null) {
+      return file;
     }
     Matcher m = NETWORK_URL.matcher(url);
     if (!m.find()) {
       return Redaction.redactUrl(url.split(";", 2)[0]);
     }
     String hosts = m.group(1);
-    int defaultPort =
-        switch (vendor) {
-          case MYSQL, MARIADB -> 3306;
-          case POSTGRES -> 5432;
-          case H2 -> 9092;
-        };
+    int defaultPort = dialect.defaultPort();
     StringBuilder out = new StringBuilder();
     // MariaDB and PostgreSQL take several comma-separated hosts; the pattern stops at the first
     for (String host : hosts.split(",")) {

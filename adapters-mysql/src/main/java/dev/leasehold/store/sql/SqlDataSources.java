@@ -19,12 +19,12 @@ final class SqlDataSources {
   /**
    * A pool that connects lazily: building it does no I/O, the first call connects.
    *
-   * @param url the URL as the driver takes it ({@link SqlVendor#driverUrl})
+   * @param url the URL as the driver takes it ({@link SqlDialect#driverUrl})
    * @param timeout bound for obtaining a connection
    * @param readTimeout bound for each round trip
    */
   static HikariDataSource create(
-      SqlVendor vendor,
+      SqlDialect dialect,
       String url,
       String username,
       String password,
@@ -35,12 +35,12 @@ final class SqlDataSources {
     long millis = Math.max(MIN_TIMEOUT_MILLIS, timeout.toMillis());
     HikariConfig config = new HikariConfig();
     config.setPoolName(poolName);
-    config.setDriverClassName(vendor.driverClass);
+    config.setDriverClassName(dialect.driverClass);
     config.setJdbcUrl(url);
     config.setUsername(username);
     config.setPassword(password);
-    config.setDataSourceProperties(vendor.timeoutProperties(timeout, readTimeout));
-    config.setConnectionInitSql(vendor.utcSessionSql);
+    config.setDataSourceProperties(dialect.timeoutProperties(timeout, readTimeout));
+    config.setConnectionInitSql(dialect.utcSessionSql);
     config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
     config.setAutoCommit(true);
     config.setMaximumPoolSize(poolSize);

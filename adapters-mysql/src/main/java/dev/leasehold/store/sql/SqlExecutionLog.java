@@ -1,5 +1,6 @@
 package dev.leasehold.store.sql;
 
+import static dev.leasehold.store.sql.Tables.ATTEMPT;
 import static dev.leasehold.store.sql.Tables.DETAIL;
 import static dev.leasehold.store.sql.Tables.EXECUTION;
 import static dev.leasehold.store.sql.Tables.EXIT_CODE;
@@ -9,12 +10,14 @@ import static dev.leasehold.store.sql.Tables.ID;
 import static dev.leasehold.store.sql.Tables.JOB;
 import static dev.leasehold.store.sql.Tables.NODE;
 import static dev.leasehold.store.sql.Tables.OUTCOME;
+import static dev.leasehold.store.sql.Tables.OUTPUT;
 import static dev.leasehold.store.sql.Tables.RUN_FENCE;
 import static dev.leasehold.store.sql.Tables.STARTED_AT;
 import static dev.leasehold.store.sql.Tables.TRIGGER_KIND;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.HistoryRetention;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import java.sql.Connection;
@@ -54,7 +57,8 @@ public final class SqlExecutionLog implements ExecutionLog {
   /** Plain JDBC, rendered once: one INSERT per run, on every firing's path. */
   private static final String INSERT =
       "INSERT INTO task_execution (job, fire_time, node, fence, trigger_kind, started_at,"
-          + " finished_at, outcome, exit_code, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+          + " finished_at, outcome, exit_code, detail, output, attempt)"
+          + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
   @Override
   public void record(ExecutionRecord r) {
@@ -75,6 +79,8 @@ public final class SqlExecutionLog implements ExecutionLog {
         ps.setInt(9, r.exitCode());
       }
       ps.setString(10, r.detail());
+      ps.setString(11, r.output());
+      ps.setInt(12, r.attempt());
       ps.executeUpdate();
     } catch (SQLException e) {
       throw SqlSupport.failure("recording an execution of " + r.job(), e);
@@ -102,7 +108,9 @@ public final class SqlExecutionLog implements ExecutionLog {
               FINISHED_AT,
               OUTCOME,
               EXIT_CODE,
-              DETAIL)
+              DETAIL,
+              OUTPUT,
+              ATTEMPT)
           .from(EXECUTION)
           .where(job == null ? DSL.noCondition() : JOB.eq(job))
           .orderBy(STARTED_AT.desc(), ID.desc())
@@ -111,6 +119,60 @@ public final class SqlExecutionLog implements ExecutionLog {
     } catch (DataAccessException e) {
       throw SqlSupport.failure("reading the execution history", e);
     }
+  }
+
+  /**
+   * Two steps, each a SELECT of at most {@code limit} ids through an index, then one DELETE of
+   * those ids by primary key: rows finished before the cutoff (index on {@code finished_at}), then
+   * rows of jobs over {@code max-per-job}, found with one grouped count over the {@code (job,
+   * started_at)} index and cut below the job's newest {@code max-per-job}. No statement locks more
+   * than the rows it deletes, so claims (on {@code task_lock}) and history writes go on meanwhile.
+   */
+  @Override
+  public int prune(HistoryRetention retention, Instant now, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    try {
+      int removed =
+          delete(
+              db.select(ID)
+                  .from(EXECUTION)
+                  .where(FINISHED_AT.lt(retention.cutoff(now)))
+                  .orderBy(FINISHED_AT)
+                  .limit(limit)
+                  .fetch(ID));
+      if (removed == limit) {
+        return removed;
+      }
+      List<String> crowded =
+          db.select(JOB)
+              .from(EXECUTION)
+              .groupBy(JOB)
+              .having(DSL.count().gt(retention.maxPerJob()))
+              .fetch(JOB);
+      for (String job : crowded) {
+        removed +=
+            delete(
+                db.select(ID)
+                    .from(EXECUTION)
+                    .where(JOB.eq(job))
+                    .orderBy(STARTED_AT.desc(), ID.desc())
+                    .limit(limit - removed)
+                    .offset(retention.maxPerJob())
+                    .fetch(ID));
+        if (removed == limit) {
+          break;
+        }
+      }
+      return removed;
+    } catch (DataAccessException e) {
+      throw SqlSupport.failure("pruning the execution history", e);
+    }
+  }
+
+  private int delete(List<Long> ids) {
+    return ids.isEmpty() ? 0 : db.deleteFrom(EXECUTION).where(ID.in(ids)).execute();
   }
 
   private static ExecutionRecord toRecord(Record r) {
@@ -124,6 +186,8 @@ public final class SqlExecutionLog implements ExecutionLog {
         r.get(FINISHED_AT),
         Outcome.valueOf(r.get(OUTCOME)),
         r.get(EXIT_CODE),
-        r.get(DETAIL));
+        r.get(DETAIL),
+        r.get(OUTPUT),
+        r.get(ATTEMPT) == null ? 1 : r.get(ATTEMPT));
   }
 }

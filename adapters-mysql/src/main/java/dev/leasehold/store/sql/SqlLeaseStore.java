@@ -7,6 +7,11 @@ import static dev.leasehold.store.sql.Tables.LEASE_UNTIL;
 import static dev.leasehold.store.sql.Tables.LOCK;
 import static dev.leasehold.store.sql.Tables.LOCK_KEY;
 import static dev.leasehold.store.sql.Tables.NOW;
+import static dev.leasehold.store.sql.Tables.PAUSED_AT;
+import static dev.leasehold.store.sql.Tables.PAUSED_BY;
+import static dev.leasehold.store.sql.Tables.PAUSED_FIRE;
+import static dev.leasehold.store.sql.Tables.PAUSED_REASON;
+import static dev.leasehold.store.sql.Tables.PAUSE_STOP;
 
 import dev.leasehold.core.lease.ClaimRequest;
 import dev.leasehold.core.lease.ClaimResult;
@@ -15,6 +20,7 @@ import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.Pause;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -40,11 +46,11 @@ import org.slf4j.LoggerFactory;
  * session), never this JVM's.
  *
  * <p>Why it is safe: every claim, batch of claims, renewal and release is <b>one statement</b> in
- * autocommit ({@link ClaimStatements}): an upsert whose update branch is guarded by "the lease is
- * free and the firing is newer than the watermark". The database locks the row and evaluates that
- * guard on its latest committed version, so of two racing claims the second sees the first's new
- * {@code lease_until} and changes nothing; a name's first claim inserts the row, and the primary
- * key lets exactly one of several racing inserts in. The same answer says why a claim was refused.
+ * autocommit ({@link SqlDialect}): an upsert whose update branch is guarded by "the lease is free
+ * and the firing is newer than the watermark". The database locks the row and evaluates that guard
+ * on its latest committed version, so of two racing claims the second sees the first's new {@code
+ * lease_until} and changes nothing; a name's first claim inserts the row, and the primary key lets
+ * exactly one of several racing inserts in. The same answer says why a claim was refused.
  *
  * <p>The answers are checked, not only received ({@link ClaimAnswers}): the row a claim won must
  * carry its own token, a fence above any this client saw for the name, and on a name's first claim
@@ -59,7 +65,7 @@ public final class SqlLeaseStore implements LeaseStore {
 
   private final DataSource dataSource;
   private final DSLContext db;
-  private final ClaimStatements sql;
+  private final SqlDialect sql;
   private final ClaimAnswers answers;
   private final AutoCloseable resources;
 
@@ -68,10 +74,10 @@ public final class SqlLeaseStore implements LeaseStore {
    *     factory configures them)
    * @param resources closed by {@link #close()}, e.g. the pool this store alone uses
    */
-  SqlLeaseStore(DataSource dataSource, SqlVendor vendor, AutoCloseable resources) {
+  SqlLeaseStore(DataSource dataSource, SqlDialect dialect, AutoCloseable resources) {
     this.dataSource = dataSource;
-    this.db = SqlSupport.dsl(dataSource, vendor.dialect);
-    this.sql = ClaimStatements.forVendor(vendor);
+    this.db = SqlSupport.dsl(dataSource, dialect.jooq);
+    this.sql = dialect;
     this.answers = new ClaimAnswers(sql);
     this.resources = resources;
   }
@@ -81,7 +87,7 @@ public final class SqlLeaseStore implements LeaseStore {
     return tryClaim(name, firing, holder, ttl).leaseIfWon();
   }
 
-  /** One statement decides won, held or already run (see {@link ClaimStatements}). */
+  /** One statement decides won, held or already run (see {@link SqlDialect}). */
   @Override
   public ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
     LeaseArguments.name(name);
@@ -114,7 +120,7 @@ public final class SqlLeaseStore implements LeaseStore {
   }
 
   /**
-   * One statement per {@link ClaimStatements#MAX_BATCH} claims; per-claim semantics those of {@link
+   * One statement per {@link ClaimSql.MAX_BATCH} claims; per-claim semantics those of {@link
    * #tryClaim}. A statement that fails fails the claims it carried, and only those.
    */
   @Override
@@ -131,9 +137,9 @@ public final class SqlLeaseStore implements LeaseStore {
               r.ttl().toMillis()));
     }
     List<ClaimResult> results = new ArrayList<>(requests.size());
-    for (int from = 0; from < attempts.size(); from += ClaimStatements.MAX_BATCH) {
+    for (int from = 0; from < attempts.size(); from += ClaimSql.MAX_BATCH) {
       List<ClaimAttempt> chunk =
-          attempts.subList(from, Math.min(attempts.size(), from + ClaimStatements.MAX_BATCH));
+          attempts.subList(from, Math.min(attempts.size(), from + ClaimSql.MAX_BATCH));
       results.addAll(run(chunk, "batch claim of " + chunk.size() + " names"));
     }
     return results;
@@ -228,6 +234,96 @@ public final class SqlLeaseStore implements LeaseStore {
   }
 
   @Override
+  public boolean supportsPause() {
+    return true;
+  }
+
+  /**
+   * One conditional {@code UPDATE} of the name's row (the first pause keeps its {@code paused_at});
+   * a name without a row gets one, free and never claimed, by an {@code INSERT} (a racing insert of
+   * the same name loses on the primary key, and the update runs again). From then on every claim
+   * statement sees the pause on the row it locks: see {@link SqlDialect}.
+   */
+  @Override
+  public Pause pause(String name, String by, String reason, boolean stopRunning) {
+    LeaseArguments.name(name);
+    Pause.check(by, reason);
+    try {
+      for (int attempt = 1; ; attempt++) {
+        int changed =
+            db.update(LOCK)
+                .set(PAUSED_AT, DSL.coalesce(PAUSED_AT, NOW))
+                .set(PAUSED_BY, by)
+                .set(PAUSED_REASON, reason)
+                .set(PAUSE_STOP, stopRunning ? 1 : 0)
+                .where(LOCK_KEY.eq(name))
+                .execute();
+        if (changed == 0) {
+          try {
+            db.insertInto(LOCK)
+                .set(LOCK_KEY, name)
+                .set(FENCE, 0L)
+                .set(LEASE_UNTIL, NOW)
+                .set(PAUSED_AT, NOW)
+                .set(PAUSED_BY, by)
+                .set(PAUSED_REASON, reason)
+                .set(PAUSE_STOP, stopRunning ? 1 : 0)
+                .execute();
+          } catch (org.jooq.exception.IntegrityConstraintViolationException e) {
+            if (attempt < 3) {
+              continue; // another client made the row first: pause it by the update
+            }
+            throw e;
+          }
+        }
+        return inspect(name)
+            .map(LeaseState::pause)
+            .orElseThrow(() -> new LeaseStoreException("SQL store: pause of " + name + " lost"));
+      }
+    } catch (DataAccessException e) {
+      throw SqlSupport.failure("pause of " + name, e);
+    }
+  }
+
+  /**
+   * One conditional {@code UPDATE} that ends the pause; with catch-up it also lowers the watermark
+   * by a millisecond, guarded by the watermark it read (still the firing a claim recorded as
+   * paused), so a claim that moved the watermark in between makes it read again instead.
+   */
+  @Override
+  public boolean resume(String name, boolean catchUp) {
+    LeaseArguments.name(name);
+    try {
+      while (true) {
+        Record row =
+            db.select(PAUSED_AT, LAST_FIRE, PAUSED_FIRE)
+                .from(LOCK)
+                .where(LOCK_KEY.eq(name))
+                .fetchOne();
+        if (row == null || row.get(PAUSED_AT) == null) {
+          return false;
+        }
+        Instant last = row.get(LAST_FIRE);
+        boolean rollBack = catchUp && last != null && last.equals(row.get(PAUSED_FIRE));
+        var update =
+            db.update(LOCK)
+                .set(PAUSED_AT, (Instant) null)
+                .set(PAUSED_BY, (String) null)
+                .set(PAUSED_REASON, (String) null)
+                .set(PAUSE_STOP, 0)
+                .set(LAST_FIRE, rollBack ? last.minusMillis(1) : last);
+        org.jooq.Condition guard = LOCK_KEY.eq(name).and(PAUSED_AT.isNotNull());
+        guard = last == null ? guard.and(LAST_FIRE.isNull()) : guard.and(LAST_FIRE.eq(last));
+        if (update.where(guard).execute() == 1) {
+          return true;
+        }
+      }
+    } catch (DataAccessException e) {
+      throw SqlSupport.failure("resume of " + name, e);
+    }
+  }
+
+  @Override
   public Optional<LeaseState> inspect(String name) {
     LeaseArguments.name(name);
     try {
@@ -238,10 +334,42 @@ public final class SqlLeaseStore implements LeaseStore {
   }
 
   @Override
+  public boolean supportsForget() {
+    return true;
+  }
+
+  /** {@link SqlForget}: deleted only while free and unpaused, the fence kept as a floor. */
+  @Override
+  public boolean forget(String name) {
+    LeaseArguments.name(name);
+    try {
+      return SqlForget.forget(db, name);
+    } catch (DataAccessException e) {
+      throw SqlSupport.failure("forget of " + name, e);
+    }
+  }
+
+  @Override
+  public boolean supportsNodes() {
+    return true;
+  }
+
+  /** A row of {@code task_node} ({@link SqlNodes}). */
+  @Override
+  public void publishNode(dev.leasehold.core.lease.NodeRecord node, Duration ttl) {
+    new SqlNodes(db).publish(node, ttl);
+  }
+
+  @Override
+  public List<dev.leasehold.core.lease.NodeRecord> nodes() {
+    return new SqlNodes(db).read();
+  }
+
+  @Override
   public List<LeaseState> list() {
     try {
       // sorted here: the database's collation need not order names the way Java does
-      return selectState().fetch(SqlLeaseStore::state).stream()
+      return selectState().where(LOCK_KEY.ne(SqlForget.FLOOR)).fetch(SqlLeaseStore::state).stream()
           .sorted(Comparator.comparing(LeaseState::name))
           .toList();
     } catch (DataAccessException e) {
@@ -253,7 +381,18 @@ public final class SqlLeaseStore implements LeaseStore {
 
   /** {@code held} is decided by the database's clock in the same statement. */
   private SelectJoinStep<? extends Record> selectState() {
-    return db.select(LOCK_KEY, HOLDER, LEASE_UNTIL, LAST_FIRE, FENCE, HELD).from(LOCK);
+    return db.select(
+            LOCK_KEY,
+            HOLDER,
+            LEASE_UNTIL,
+            LAST_FIRE,
+            FENCE,
+            HELD,
+            PAUSED_AT,
+            PAUSED_BY,
+            PAUSED_REASON,
+            PAUSE_STOP)
+        .from(LOCK);
   }
 
   private static LeaseState state(Record r) {
@@ -263,7 +402,14 @@ public final class SqlLeaseStore implements LeaseStore {
         r.get(LEASE_UNTIL),
         r.get(LAST_FIRE),
         r.get(FENCE),
-        Boolean.TRUE.equals(r.get(HELD)));
+        Boolean.TRUE.equals(r.get(HELD)),
+        r.get(PAUSED_AT) == null
+            ? null
+            : new Pause(
+                r.get(PAUSED_AT),
+                r.get(PAUSED_BY),
+                r.get(PAUSED_REASON),
+                Integer.valueOf(1).equals(r.get(PAUSE_STOP))));
   }
 
   @Override

@@ -23,7 +23,7 @@ final class SqlMigrations {
   static final String LOCATION = "classpath:leasehold/db/migration";
 
   /** The version of the newest script under {@link #LOCATION}. */
-  static final String LATEST_VERSION = "1";
+  static final String LATEST_VERSION = "6";
 
   private SqlMigrations() {}
 
@@ -72,10 +72,10 @@ final class SqlMigrations {
    * after a short pause, by when the winner has finished and there is nothing left to do. The
    * caller has already connected once: an unreachable database was reported before this.
    */
-  static void migrate(DataSource dataSource, SqlVendor vendor) {
+  static void migrate(DataSource dataSource, SqlDialect dialect) {
     for (int attempt = 1; ; attempt++) {
       try {
-        attempt(dataSource, vendor);
+        attempt(dataSource, dialect);
         return;
       } catch (FlywayException e) {
         if (attempt == ATTEMPTS) {
@@ -87,12 +87,12 @@ final class SqlMigrations {
     }
   }
 
-  private static void attempt(DataSource dataSource, SqlVendor vendor) {
+  private static void attempt(DataSource dataSource, SqlDialect dialect) {
     Flyway.configure(SqlMigrations.class.getClassLoader())
         .dataSource(dataSource)
         .table(HISTORY_TABLE)
         .locations(LOCATION)
-        .placeholders(vendor.migrationPlaceholders())
+        .placeholders(dialect.migrationPlaceholders())
         // a database that already holds the application's tables: start our history at 0
         .baselineOnMigrate(true)
         .baselineVersion("0")

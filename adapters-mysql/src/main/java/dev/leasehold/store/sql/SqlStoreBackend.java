@@ -14,12 +14,12 @@ final class SqlStoreBackend implements StoreBackend {
   private final SqlExecutionLog executionLog;
   private final DSLContext db;
 
-  SqlStoreBackend(HikariDataSource pool, SqlVendor vendor) {
+  SqlStoreBackend(HikariDataSource pool, SqlDialect dialect) {
     this.pool = pool;
     // the pool belongs to the backend: closing the lease store alone leaves it open
-    this.leaseStore = new SqlLeaseStore(pool, vendor, () -> {});
-    this.executionLog = new SqlExecutionLog(pool, vendor.dialect);
-    this.db = SqlSupport.dsl(pool, vendor.dialect);
+    this.leaseStore = new SqlLeaseStore(pool, dialect, () -> {});
+    this.executionLog = new SqlExecutionLog(pool, dialect.jooq);
+    this.db = SqlSupport.dsl(pool, dialect.jooq);
   }
 
   @Override

@@ -4,12 +4,14 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
+import dev.leasehold.core.store.StoreOption;
 import dev.leasehold.core.store.StoreSettings;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashSet;
-import java.util.Locale;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,21 +32,20 @@ public final class SqlStoreFactory implements StoreFactory {
    */
   static final int POOL_SIZE = 10;
 
-  /** The store option that sets the pool size. */
-  static final String POOL_SIZE_OPTION = "pool-size";
-
   static final int MAX_POOL_SIZE = 200;
+
+  /** The store option that sets the pool size. */
+  static final StoreOption<Integer> POOL_SIZE_OPTION =
+      StoreOption.wholeNumber(
+          "pool-size",
+          "",
+          1,
+          MAX_POOL_SIZE,
+          POOL_SIZE,
+          "Connections per opened store, shared by the lease store and the execution log.");
 
   /** A migration may wait this long for another process's migration lock. */
   private static final Duration MIGRATION_TIMEOUT = Duration.ofSeconds(60);
-
-  /**
-   * How long the first connection to an H2 file keeps trying while the file is locked: after a
-   * process died without closing it, or right after another process closed it, H2 refuses until the
-   * stale {@code .lock.db} is old enough to take over. Only the first connection waits this long;
-   * the pool's wait and H2's {@code LOCK_TIMEOUT} stay the command timeout.
-   */
-  private static final Duration H2_OPEN_TIMEOUT = Duration.ofSeconds(30);
 
   static {
     // before any H2 class loads: H2 reads this once
@@ -53,38 +54,62 @@ public final class SqlStoreFactory implements StoreFactory {
 
   @Override
   public Set<String> types() {
-    return new LinkedHashSet<>(SqlVendor.TYPES);
+    return new LinkedHashSet<>(SqlDialect.TYPES);
+  }
+
+  @Override
+  public List<StoreOption<?>> options() {
+    return List.of(POOL_SIZE_OPTION);
+  }
+
+  /** The embedded H2 database is the store of a configuration that names none. */
+  @Override
+  public String defaultType() {
+    return "h2";
+  }
+
+  @Override
+  public String defaultUrl(String type) {
+    // a database that needs no URL (the embedded one) opens its example
+    SqlDialect dialect = SqlDialect.forType(type);
+    return dialect == null || dialect.requiresUrl() ? null : dialect.example;
+  }
+
+  @Override
+  public Map<String, String> logLevels() {
+    return Map.of("org.flywaydb", "WARN", "org.jooq", "WARN", "com.zaxxer.hikari", "WARN");
+  }
+
+  @Override
+  public Set<String> driverPackages() {
+    return Set.of(
+        "org.jooq", "org.flywaydb", "com.zaxxer.hikari", "org.h2", "org.mariadb", "org.postgresql");
   }
 
   @Override
   public String validate(StoreSettings settings) {
-    SqlVendor vendor = SqlVendor.forType(settings.type());
-    if (vendor == null) {
-      return "store.type: expected one of " + SqlVendor.TYPES + ", got " + settings.type();
+    SqlDialect dialect = SqlDialect.forType(settings.type());
+    if (dialect == null) {
+      return "store.type: expected one of " + SqlDialect.TYPES + ", got " + settings.type();
     }
     if (settings.commandTimeout().isNegative() || settings.commandTimeout().isZero()) {
       return "store.command-timeout: must be positive, got " + settings.commandTimeout();
     }
-    String size = settings.options().get(POOL_SIZE_OPTION);
-    if (size != null && poolSize(settings) == 0) {
-      return "store.options."
-          + POOL_SIZE_OPTION
-          + ": expected a whole number from 1 to "
-          + MAX_POOL_SIZE
-          + ", got "
-          + size;
+    String options = StoreOption.problem(options(), settings);
+    if (options != null) {
+      return options;
     }
     String url = settings.url();
     if (url == null || url.isBlank()) {
-      return vendor == SqlVendor.H2
+      return !dialect.requiresUrl()
           ? null
-          : "store.url: required for store type " + settings.type() + ", e.g. " + vendor.example;
+          : "store.url: required for store type " + settings.type() + ", e.g. " + dialect.example;
     }
-    if (!vendor.accepts(url)) {
+    if (!dialect.accepts(url)) {
       return "store.url: store type "
           + settings.type()
           + " expects "
-          + vendor.example
+          + dialect.example
           + ", got "
           + Redaction.redactUrl(url);
     }
@@ -104,51 +129,38 @@ public final class SqlStoreFactory implements StoreFactory {
     if (problem != null) {
       throw new IllegalArgumentException(problem);
     }
-    SqlVendor vendor = SqlVendor.forType(settings.type());
-    String url = vendor.driverUrl(settings.url());
+    SqlDialect dialect = SqlDialect.forType(settings.type());
+    String url = dialect.driverUrl(settings.url());
     Duration timeout = settings.commandTimeout();
-    if (vendor == SqlVendor.H2) {
-      H2Files.prepare(url);
-    }
+    dialect.prepare(url);
     // the first connection goes straight through the driver: a refused connection or a wrong
     // password is reported at once with its real reason. It stays open until the pool has its
     // own, so an H2 file is opened once per start (the pool's connections join the open database)
-    Duration lockWait = vendor == SqlVendor.H2 ? H2_OPEN_TIMEOUT : Duration.ZERO;
+    Duration lockWait = dialect.openLockWait();
     Connection first =
         SqlConnections.open(
-            vendor,
+            dialect,
             url,
             settings,
-            SqlConnections.direct(vendor, url, settings, timeout, timeout),
+            SqlConnections.direct(dialect, url, settings, timeout, timeout),
             timeout,
             lockWait);
     HikariDataSource pool = null;
     try {
       // a current schema costs one query; Flyway loads only when it has work
       boolean current = SqlMigrations.isCurrent(first);
-      pool =
-          pool(
-              vendor,
-              url,
-              settings,
-              timeout,
-              timeout,
-              poolSize(settings),
-              vendor.name().toLowerCase(Locale.ROOT));
+      pool = pool(dialect, url, settings, timeout, timeout, poolSize(settings), dialect.type);
       if (!current) {
-        // H2 migrates in the database this process has open; a server gets its own connections
-        // with a read timeout long enough to wait for another process's migration lock
         SqlMigrations.migrate(
-            vendor == SqlVendor.H2
-                ? pool
-                : SqlConnections.direct(
-                    vendor, url, settings, timeout, longer(timeout, MIGRATION_TIMEOUT)),
-            vendor);
+            dialect.migrationSource(
+                pool,
+                () ->
+                    SqlConnections.direct(
+                        dialect, url, settings, timeout, longer(timeout, MIGRATION_TIMEOUT))),
+            dialect);
       }
-      if (vendor == SqlVendor.H2) {
-        keepOpenAndRestrict(pool, url);
-      }
-      SqlStoreBackend backend = new SqlStoreBackend(pool, vendor);
+      dialect.opened(pool, url);
+      SqlStoreBackend backend = new SqlStoreBackend(pool, dialect);
       pool = null; // the backend owns it now
       return backend;
     } finally {
@@ -167,29 +179,7 @@ public final class SqlStoreFactory implements StoreFactory {
 
   /** The configured pool size, {@link #POOL_SIZE} when not set, 0 when not a valid size. */
   static int poolSize(StoreSettings settings) {
-    String text = settings.options().get(POOL_SIZE_OPTION);
-    if (text == null) {
-      return POOL_SIZE;
-    }
-    try {
-      int size = Integer.parseInt(text.strip());
-      return size >= 1 && size <= MAX_POOL_SIZE ? size : 0;
-    } catch (NumberFormatException e) {
-      return 0;
-    }
-  }
-
-  /**
-   * The pool's first connection joins the database the first connection opened, and keeps it open
-   * once that one is closed; H2 has written its lock file and key by now: restrict them.
-   */
-  private static void keepOpenAndRestrict(HikariDataSource pool, String url) {
-    try {
-      pool.getConnection().close();
-    } catch (SQLException e) {
-      throw SqlSupport.failure("open", e); // open() closes the pool
-    }
-    H2Files.restrictFiles(H2Files.databasePath(url));
+    return POOL_SIZE_OPTION.problem(settings) == null ? POOL_SIZE_OPTION.value(settings) : 0;
   }
 
   private static Duration longer(Duration a, Duration b) {
@@ -197,14 +187,14 @@ public final class SqlStoreFactory implements StoreFactory {
   }
 
   static HikariDataSource pool(
-      SqlVendor vendor, StoreSettings settings, Duration readTimeout, int size, String name) {
+      SqlDialect dialect, StoreSettings settings, Duration readTimeout, int size, String name) {
     Duration timeout = settings.commandTimeout();
     return pool(
-        vendor, vendor.driverUrl(settings.url()), settings, timeout, readTimeout, size, name);
+        dialect, dialect.driverUrl(settings.url()), settings, timeout, readTimeout, size, name);
   }
 
   private static HikariDataSource pool(
-      SqlVendor vendor,
+      SqlDialect dialect,
       String driverUrl,
       StoreSettings settings,
       Duration connectTimeout,
@@ -212,7 +202,7 @@ public final class SqlStoreFactory implements StoreFactory {
       int size,
       String name) {
     return SqlDataSources.create(
-        vendor,
+        dialect,
         driverUrl,
         settings.username(),
         settings.password(),

@@ -80,7 +80,7 @@ final class Tables {
 
   /**
    * The database's clock, at millisecond precision, in UTC: every connection's session time zone is
-   * UTC ({@link SqlVendor#utcSessionSql}).
+   * UTC ({@link SqlDialect#utcSessionSql}).
    */
   static final Field<Instant> NOW = localNow().coerce(UTC);
 
@@ -107,6 +107,12 @@ final class Tables {
   static final Field<Long> FENCE = field(unquotedName("fence"), SQLDataType.BIGINT);
   static final Field<Instant> LAST_FIRE = field(unquotedName("last_fire"), UTC);
   static final Field<Instant> LEASE_UNTIL = field(unquotedName("lease_until"), UTC);
+  static final Field<Instant> PAUSED_AT = field(unquotedName("paused_at"), UTC);
+  static final Field<String> PAUSED_BY = field(unquotedName("paused_by"), SQLDataType.VARCHAR(200));
+  static final Field<String> PAUSED_REASON =
+      field(unquotedName("paused_reason"), SQLDataType.VARCHAR(500));
+  static final Field<Integer> PAUSE_STOP = field(unquotedName("pause_stop"), SQLDataType.INTEGER);
+  static final Field<Instant> PAUSED_FIRE = field(unquotedName("paused_fire"), UTC);
 
   /** One row per execution attempt. */
   static final Table<Record> EXECUTION = table(unquotedName("task_execution"));
@@ -123,4 +129,19 @@ final class Tables {
   static final Field<String> OUTCOME = field(unquotedName("outcome"), SQLDataType.VARCHAR(16));
   static final Field<Integer> EXIT_CODE = field(unquotedName("exit_code"), SQLDataType.INTEGER);
   static final Field<String> DETAIL = field(unquotedName("detail"), SQLDataType.VARCHAR(500));
+  static final Field<String> OUTPUT = field(unquotedName("output"), SQLDataType.CLOB);
+  static final Field<Integer> ATTEMPT = field(unquotedName("attempt"), SQLDataType.INTEGER);
+
+  /** One row per daemon's node record. */
+  static final Table<Record> NODE_TABLE = table(unquotedName("task_node"));
+
+  static final Field<String> NODE_ID = field(unquotedName("node_id"), SQLDataType.VARCHAR(200));
+  static final Field<String> VERSION = field(unquotedName("version"), SQLDataType.VARCHAR(100));
+  static final Field<Instant> NODE_STARTED = field(unquotedName("started_at"), UTC);
+  static final Field<Instant> LAST_SEEN = field(unquotedName("last_seen"), UTC);
+  static final Field<Instant> EXPIRES_AT = field(unquotedName("expires_at"), UTC);
+  static final Field<Instant> KEPT_UNTIL = field(unquotedName("kept_until"), UTC);
+  static final Field<String> JOB_DIGEST =
+      field(unquotedName("job_digest"), SQLDataType.VARCHAR(100));
+  static final Field<String> NODE_LEASES = field(unquotedName("leases"), SQLDataType.CLOB);
 }

@@ -176,10 +176,10 @@ public final class SqlClaimCost {
     return sorted[sorted.length / 2];
   }
 
-  private static void createShedLockTable(HikariDataSource pool, SqlVendor vendor)
+  private static void createShedLockTable(HikariDataSource pool, SqlDialect vendor)
       throws SQLException {
     String time =
-        vendor == SqlVendor.H2 || vendor == SqlVendor.POSTGRES ? "TIMESTAMP" : "TIMESTAMP(3)";
+        vendor == SqlDialect.H2 || vendor == SqlDialect.POSTGRES ? "TIMESTAMP" : "TIMESTAMP(3)";
     try (Connection c = pool.getConnection();
         Statement s = c.createStatement()) {
       s.execute(

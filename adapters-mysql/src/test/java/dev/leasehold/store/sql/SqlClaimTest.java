@@ -85,7 +85,7 @@ abstract class SqlClaimTest {
     ClaimResult next = b.tryClaim(name, F2, "node-b", LONG);
     assertThat(next.kind()).isEqualTo(Kind.HELD);
     assertThat(next.watermark()).isEqualTo(F1);
-    if (database.vendor != SqlVendor.MYSQL) { // MySQL's answer carries no holder
+    if (database.vendor != SqlDialect.MYSQL) { // MySQL's answer carries no holder
       assertThat(next.holder()).isEqualTo("node-a");
     }
 
@@ -95,6 +95,36 @@ abstract class SqlClaimTest {
     assertThat(won.lease().fence()).isEqualTo(2);
     assertThat(a.tryClaim(name, F1, "node-a", LONG)).isEqualTo(ClaimResult.alreadyRun(F2));
     assertThat(b.inspect(name).orElseThrow().lastFire()).isEqualTo(F2);
+  }
+
+  @Test
+  void aDeletedLeaseRowGetsAFenceAboveTheHighestKnownAndTheJobRunsAgain() throws Exception {
+    String name = freshName();
+    a.release(a.claim(name, F1, "node-a", LONG).orElseThrow());
+    a.release(a.claim(name, F2, "node-a", LONG).orElseThrow());
+
+    // an operator unlocks the job the ShedLock way: the fence would start again at 1
+    database.execute("DELETE FROM task_lock WHERE lock_key = '" + name + "'");
+    Lease afterDelete = a.claim(name, F3, "node-a", LONG).orElseThrow();
+    assertThat(afterDelete.fence()).as("above the 2 this client won").isEqualTo(3);
+    assertThat(a.inspect(name).orElseThrow().fence()).isEqualTo(3);
+    a.release(afterDelete);
+
+    // a client that never ran the job: the history knows a higher fence than the row
+    database.execute(
+        "INSERT INTO task_execution (job, fire_time, node, fence, trigger_kind, started_at,"
+            + " finished_at, outcome) VALUES ('"
+            + name
+            + "', TIMESTAMP '2026-11-30 00:03:00', 'node-x', 9, 'scheduled',"
+            + " TIMESTAMP '2026-11-30 00:03:00', TIMESTAMP '2026-11-30 00:03:01', 'succeeded')",
+        "DELETE FROM task_lock WHERE lock_key = '" + name + "'");
+    try (LeaseStore fresh = database.newLeaseStore()) {
+      Lease lease = fresh.claim(name, F3.plusSeconds(60), "node-c", LONG).orElseThrow();
+      assertThat(lease.fence()).as("above the history's 9").isEqualTo(10);
+      fresh.release(lease);
+    }
+    assertThat(b.claim(name, F3.plusSeconds(120), "node-b", LONG).orElseThrow().fence())
+        .isEqualTo(11);
   }
 
   @Test
@@ -159,7 +189,7 @@ abstract class SqlClaimTest {
   @Test
   void aBatchLargerThanOneStatementKeepsItsOrder() {
     List<ClaimRequest> batch = new ArrayList<>();
-    for (int i = 0; i < ClaimStatements.MAX_BATCH * 2 + 7; i++) {
+    for (int i = 0; i < ClaimSql.MAX_BATCH * 2 + 7; i++) {
       batch.add(new ClaimRequest(freshName(), F1, "node-a", LONG));
     }
     List<ClaimResult> results = a.claimAll(batch);
@@ -240,7 +270,7 @@ abstract class SqlClaimTest {
    */
   @Test
   void aServerThatSwallowsUpdatesNeverLetsASecondClaimWin() {
-    if (database.vendor == SqlVendor.H2) {
+    if (database.vendor == SqlDialect.H2) {
       return; // H2 triggers are Java classes; the other three databases cover the behaviour
     }
     try (TestDatabase broken = freshDatabase().migrated();
@@ -260,7 +290,7 @@ abstract class SqlClaimTest {
           };
       Kind kind = secondClaim.apply(client);
       assertThat(kind).isNotEqualTo(Kind.WON);
-      if (broken.vendor == SqlVendor.MYSQL) {
+      if (broken.vendor == SqlDialect.MYSQL) {
         assertThat(kind).isEqualTo(Kind.FAILED);
       }
     }
@@ -275,19 +305,24 @@ abstract class SqlClaimTest {
     }
   }
 
-  private static String createTaskLockWithoutPrimaryKey(SqlVendor vendor) {
+  private static String createTaskLockWithoutPrimaryKey(SqlDialect vendor) {
     String time =
-        vendor == SqlVendor.MYSQL || vendor == SqlVendor.MARIADB ? "DATETIME(3)" : "TIMESTAMP(3)";
+        vendor == SqlDialect.MYSQL || vendor == SqlDialect.MARIADB ? "DATETIME(3)" : "TIMESTAMP(3)";
     return "CREATE TABLE task_lock (lock_key VARCHAR(100) NOT NULL, holder VARCHAR(200),"
         + " token VARCHAR(64), fence BIGINT NOT NULL, last_fire "
         + time
         + ", lease_until "
         + time
-        + " NOT NULL)";
+        + " NOT NULL, paused_at "
+        + time
+        + ", paused_by VARCHAR(200), paused_reason VARCHAR(500),"
+        + " pause_stop INTEGER DEFAULT 0 NOT NULL, paused_fire "
+        + time
+        + ", pause_claim VARCHAR(64))";
   }
 
-  private static String[] swallowUpdates(SqlVendor vendor) {
-    if (vendor == SqlVendor.POSTGRES) {
+  private static String[] swallowUpdates(SqlDialect vendor) {
+    if (vendor == SqlDialect.POSTGRES) {
       return new String[] {
         "CREATE FUNCTION keep_old() RETURNS trigger LANGUAGE plpgsql AS"
             + " 'BEGIN RETURN OLD; END'",

@@ -169,7 +169,17 @@ class SqlConnectionErrorsTest {
         Thread.sleep(100);
       }
       String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
-      new SqlStoreFactory().open(settings("postgres", url, "lh_admin", "right-pw-123")).close();
+      // listening comes before accepting: "the database system is starting up" until recovery ends
+      while (true) {
+        try {
+          new SqlStoreFactory().open(settings("postgres", url, "lh_admin", "right-pw-123")).close();
+          break;
+        } catch (dev.leasehold.core.lease.StoreUnreachableException e) {
+          assertThat(e.getMessage()).as("private PostgreSQL starting").contains("starting up");
+          assertThat(System.nanoTime()).as("private PostgreSQL accepting").isLessThan(deadline);
+          Thread.sleep(200);
+        }
+      }
 
       String message = failure(settings("postgres", url, "lh_admin", "wrong-pw-456"));
       assertThat(message)

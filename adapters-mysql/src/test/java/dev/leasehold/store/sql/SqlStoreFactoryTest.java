@@ -96,12 +96,12 @@ class SqlStoreFactoryTest {
 
   @Test
   void fileDatabasesAreSharedBetweenProcessesUnlessTheUrlSaysOtherwise() {
-    assertThat(SqlVendor.H2.driverUrl(null))
+    assertThat(SqlDialect.H2.driverUrl(null))
         .isEqualTo("jdbc:h2:file:./data/leasehold;AUTO_SERVER=TRUE");
-    assertThat(SqlVendor.H2.driverUrl("jdbc:h2:file:/x;auto_server=false"))
+    assertThat(SqlDialect.H2.driverUrl("jdbc:h2:file:/x;auto_server=false"))
         .isEqualTo("jdbc:h2:file:/x;auto_server=false");
-    assertThat(SqlVendor.H2.driverUrl("jdbc:h2:mem:x")).isEqualTo("jdbc:h2:mem:x");
-    assertThat(SqlVendor.MYSQL.driverUrl("jdbc:mysql://db/app?sslMode=trust"))
+    assertThat(SqlDialect.H2.driverUrl("jdbc:h2:mem:x")).isEqualTo("jdbc:h2:mem:x");
+    assertThat(SqlDialect.MYSQL.driverUrl("jdbc:mysql://db/app?sslMode=trust"))
         .isEqualTo("jdbc:mysql://db/app?sslMode=trust&permitMysqlScheme");
   }
 

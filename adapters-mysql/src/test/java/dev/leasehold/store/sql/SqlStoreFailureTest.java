@@ -3,6 +3,8 @@ package dev.leasehold.store.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.core.lease.ClaimRequest;
+import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
@@ -13,6 +15,7 @@ import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -108,6 +111,14 @@ class SqlStoreFailureTest {
       proxy.freeze();
       assertFails(() -> store.renew(lease, TTL));
       assertFails(() -> store.claim(name(), Instant.EPOCH, "node-a", TTL));
+      // a batch of claims (jobs due together) is one statement on the same bounded connection:
+      // it ends with every claim failed, so the scheduler backs off and claims again
+      List<ClaimResult> batch =
+          store.claimAll(
+              List.of(
+                  new ClaimRequest(name(), Instant.EPOCH, "node-a", TTL),
+                  new ClaimRequest(name(), Instant.EPOCH, "node-a", TTL)));
+      assertThat(batch).extracting(ClaimResult::kind).containsOnly(ClaimResult.Kind.FAILED);
       proxy.thaw();
       eventually(() -> renews(store, lease));
       assertThat(store.inspect(name).orElseThrow().holder()).isEqualTo("node-a");

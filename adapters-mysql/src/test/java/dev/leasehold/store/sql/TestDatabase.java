@@ -32,14 +32,14 @@ final class TestDatabase implements AutoCloseable {
   private static final String HOW_TO_START = "start it with: bash .ci/services.sh";
 
   final String type;
-  final SqlVendor vendor;
+  final SqlDialect vendor;
   private final String url;
   private final String username;
   private final Runnable drop;
 
   private TestDatabase(String type, String url, String username, Runnable drop) {
     this.type = type;
-    this.vendor = SqlVendor.forType(type);
+    this.vendor = SqlDialect.forType(type);
     this.url = url;
     this.username = username;
     this.drop = drop;
@@ -58,13 +58,14 @@ final class TestDatabase implements AutoCloseable {
     ServerAvailability.require("MariaDB on 127.0.0.1:3306", "127.0.0.1", 3306, HOW_TO_START);
     String name = randomName();
     String admin = "jdbc:mariadb://127.0.0.1:3306/test";
-    admin(admin, "root", SqlVendor.MARIADB, db -> db.createDatabase(name).execute());
+    admin(admin, "root", SqlDialect.MARIADB, db -> db.createDatabase(name).execute());
     return new TestDatabase(
         "mariadb",
         "jdbc:mariadb://127.0.0.1:3306/" + name,
         "root",
         () ->
-            admin(admin, "root", SqlVendor.MARIADB, db -> db.dropDatabaseIfExists(name).execute()));
+            admin(
+                admin, "root", SqlDialect.MARIADB, db -> db.dropDatabaseIfExists(name).execute()));
   }
 
   /** A MariaDB database used as {@code type: mysql} through a {@code jdbc:mysql:} URL. */
@@ -78,7 +79,7 @@ final class TestDatabase implements AutoCloseable {
     ServerAvailability.require("PostgreSQL on 127.0.0.1:5432", "127.0.0.1", 5432, HOW_TO_START);
     String name = randomName();
     String admin = "jdbc:postgresql://127.0.0.1:5432/test";
-    admin(admin, "postgres", SqlVendor.POSTGRES, db -> db.createSchema(name).execute());
+    admin(admin, "postgres", SqlDialect.POSTGRES, db -> db.createSchema(name).execute());
     return new TestDatabase(
         "postgres",
         admin + "?currentSchema=" + name,
@@ -87,7 +88,7 @@ final class TestDatabase implements AutoCloseable {
             admin(
                 admin,
                 "postgres",
-                SqlVendor.POSTGRES,
+                SqlDialect.POSTGRES,
                 db -> db.dropSchemaIfExists(name).cascade().execute()));
   }
 
@@ -103,10 +104,10 @@ final class TestDatabase implements AutoCloseable {
 
   /** The URL with the session time zone set to something other than UTC where the URL can. */
   String urlWithSessionTimeZone() {
-    return switch (vendor) {
-      case MARIADB, MYSQL -> url + "?sessionVariables=time_zone='+05:45'";
-      case POSTGRES -> url + "&options=-c%20TimeZone%3DAsia/Kathmandu";
-      case H2 -> url; // an embedded session takes the JVM's default zone
+    return switch (vendor.type) {
+      case "mariadb", "mysql" -> url + "?sessionVariables=time_zone='+05:45'";
+      case "postgres" -> url + "&options=-c%20TimeZone%3DAsia/Kathmandu";
+      default -> url; // an embedded H2 session takes the JVM's default zone
     };
   }
 
@@ -146,7 +147,7 @@ final class TestDatabase implements AutoCloseable {
   /** Runs {@code work} on a pooled connection configured as the store's are. */
   void withDsl(Consumer<DSLContext> work) {
     try (HikariDataSource pool = SqlStoreFactory.pool(vendor, settings(), TIMEOUT, 1, "t")) {
-      work.accept(SqlSupport.dsl(pool, vendor.dialect));
+      work.accept(SqlSupport.dsl(pool, vendor.jooq));
     }
   }
 
@@ -159,9 +160,9 @@ final class TestDatabase implements AutoCloseable {
     return "lh_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
   }
 
-  private static void admin(String url, String user, SqlVendor vendor, Consumer<DSLContext> ddl) {
+  private static void admin(String url, String user, SqlDialect vendor, Consumer<DSLContext> ddl) {
     try (Connection c = DriverManager.getConnection(url, user, null)) {
-      ddl.accept(DSL.using(c, vendor.dialect));
+      ddl.accept(DSL.using(c, vendor.jooq));
     } catch (SQLException e) {
       throw new IllegalStateException("cannot prepare the test database: " + e.getMessage(), e);
     }
