@@ -2,10 +2,15 @@ package dev.leasehold.store.redis;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.HistoryRetention;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.store.redis.node.LeaseKeys;
+import dev.leasehold.store.redis.node.RedisNode;
+import dev.leasehold.store.redis.node.RedisOptions;
+import dev.leasehold.store.redis.redlock.Quorum;
 import io.lettuce.core.Limit;
 import io.lettuce.core.Range;
 import io.lettuce.core.StreamMessage;
@@ -28,7 +33,7 @@ import java.util.Objects;
  * it carries no lease and needs no quorum.
  */
 final class RedisExecutionLog implements ExecutionLog {
-  static final long DEFAULT_MAX_PER_JOB = 1000;
+  static final long DEFAULT_MAX_PER_JOB = RedisOptions.DEFAULT_HISTORY_MAX;
 
   private final List<RedisNode> nodes;
   private final LeaseKeys keys;
@@ -58,6 +63,12 @@ final class RedisExecutionLog implements ExecutionLog {
     }
     if (r.detail() != null) {
       fields.put("detail", r.detail());
+    }
+    if (r.output() != null) {
+      fields.put("output", r.output());
+    }
+    if (r.attempt() != 1) {
+      fields.put("attempt", Integer.toString(r.attempt()));
     }
     XAddArgs args = new XAddArgs().maxlen(maxPerJob).approximateTrimming();
     String key = keys.history(r.job());
@@ -117,6 +128,64 @@ final class RedisExecutionLog implements ExecutionLog {
         .toList();
   }
 
+  /**
+   * Per job stream (found with SCAN): the entries whose stream id (the server's clock at the write)
+   * is before the cutoff, then the oldest beyond {@code max-per-job}, each read with a bounded
+   * {@code XRANGE ... COUNT} and removed with {@code XDEL}, never more than {@code limit} per node.
+   * On Redlock every node is pruned (each holds its own copy); the count is the largest of them.
+   */
+  @Override
+  public int prune(HistoryRetention retention, Instant now, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    String before = Long.toString(retention.cutoff(now).toEpochMilli() - 1);
+    long most = 0;
+    LeaseStoreException failure = null;
+    int answered = 0;
+    for (RedisNode node : nodes) {
+      try {
+        long removed = 0;
+        for (String stream : node.scan(keys.historyPattern())) {
+          if (removed >= limit) {
+            break;
+          }
+          long budget = limit - removed;
+          removed +=
+              delete(
+                  node,
+                  stream,
+                  Range.from(Range.Boundary.unbounded(), Range.Boundary.including(before)),
+                  budget);
+          long length = node.await(node.call(c -> c.xlen(stream)), "XLEN");
+          long excess = Math.min(length - retention.maxPerJob(), limit - removed);
+          if (excess > 0) {
+            removed += delete(node, stream, Range.unbounded(), excess);
+          }
+        }
+        most = Math.max(most, removed);
+        answered++;
+      } catch (LeaseStoreException e) {
+        failure = e;
+      }
+    }
+    if (answered == 0) {
+      throw failure;
+    }
+    return (int) most;
+  }
+
+  /** Deletes the oldest {@code count} entries of {@code range}; returns how many went. */
+  private static long delete(RedisNode node, String stream, Range<String> range, long count) {
+    List<StreamMessage<String, String>> oldest =
+        node.await(node.call(c -> c.xrange(stream, range, Limit.from(count))), "XRANGE");
+    if (oldest.isEmpty()) {
+      return 0;
+    }
+    String[] ids = oldest.stream().map(StreamMessage::getId).toArray(String[]::new);
+    return node.await(node.call(c -> c.xdel(stream, ids)), "XDEL");
+  }
+
   private static boolean newer(StreamMessage<String, String> a, StreamMessage<String, String> b) {
     return ID_ORDER.compare(a.getId(), b.getId()) > 0;
   }
@@ -138,6 +207,8 @@ final class RedisExecutionLog implements ExecutionLog {
         Instant.parse(f.get("finished")),
         Outcome.valueOf(f.get("outcome")),
         exit == null ? null : Integer.valueOf(exit),
-        f.get("detail"));
+        f.get("detail"),
+        f.get("output"),
+        f.get("attempt") == null ? 1 : Integer.parseInt(f.get("attempt")));
   }
 }

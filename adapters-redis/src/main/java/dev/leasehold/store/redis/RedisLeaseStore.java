@@ -2,12 +2,28 @@ package dev.leasehold.store.redis;
 
 import dev.leasehold.core.lease.ClaimRequest;
 import dev.leasehold.core.lease.ClaimResult;
+import dev.leasehold.core.lease.DeletedRecords;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.Pause;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.store.redis.node.ClaimEntry;
+import dev.leasehold.store.redis.node.ClaimScript;
+import dev.leasehold.store.redis.node.ClaimUndo;
+import dev.leasehold.store.redis.node.FenceHints;
+import dev.leasehold.store.redis.node.Grant;
+import dev.leasehold.store.redis.node.LeaseKeys;
+import dev.leasehold.store.redis.node.LuaScript;
+import dev.leasehold.store.redis.node.NodeState;
+import dev.leasehold.store.redis.node.RedisConnector;
+import dev.leasehold.store.redis.node.RedisNode;
+import dev.leasehold.store.redis.node.RedisNodes;
+import dev.leasehold.store.redis.node.RedisOptions;
+import dev.leasehold.store.redis.node.RedisUris;
+import dev.leasehold.store.redis.node.Replies;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,14 +44,16 @@ import org.slf4j.LoggerFactory;
  * checks "watermark before the firing and no live lease" and writes lease, fence and watermark in
  * the same step, and no other command can run in between. Its answer says why a refusal happened
  * (held, with the holder, or already run, with the watermark), so a claim is one round trip, winner
- * or loser. A batch ({@link #claimAll}) is the same script over up to {@value #BATCH} names per
- * call, each entry decided exactly as a single claim. The lease key expires by {@code PX} on the
- * server's clock, so replicas with skewed clocks agree on expiry.
+ * or loser. A batch ({@link #claimAll}) is the same script over up to {@value ClaimScript#BATCH}
+ * names per call, each entry decided exactly as a single claim. The lease key expires by {@code PX}
+ * on the server's clock, so replicas with skewed clocks agree on expiry.
  *
  * <p>Fail closed: a timeout, a lost connection or a reply of the wrong shape ({@link Replies}) is a
  * {@link LeaseStoreException}. A claim that timed out may still have succeeded on the server; it is
- * reported as not acquired, nobody runs the job, and the orphaned lease simply expires after its
- * TTL (the firing is then spent: its watermark was written). Commands are never queued while
+ * reported as not acquired, nobody runs the job, and a token-checked undo ({@link ClaimUndo}) sent
+ * right behind it on the same connection gives the lease back and puts the watermark before the
+ * firing, so the firing can still be claimed; only when the connection breaks between the two does
+ * the orphaned lease stay until its TTL (the firing then spent). Commands are never queued while
  * disconnected ({@link RedisConnector}), so a late renewal cannot revive anything. With {@code
  * wait-replicas: N} a claim, acquisition or renewal counts only once N replicas acknowledged it
  * ({@code WAIT}); a claim or acquisition that was not is undone and reported as a failure.
@@ -45,9 +63,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisLeaseStore implements LeaseStore {
   private static final Logger log = LoggerFactory.getLogger(RedisLeaseStore.class);
-
-  /** Names per claim script: bounds how long one call keeps the server busy (a few ms). */
-  static final int BATCH = 500;
 
   private final RedisConnector connector;
   private final RedisNode node;
@@ -68,14 +83,14 @@ public final class RedisLeaseStore implements LeaseStore {
   public static RedisLeaseStore open(StoreSettings settings) {
     String problem = RedisUris.problem("store.url", settings.url(), true);
     if (problem == null) {
-      problem = RedisStoreFactory.optionProblem(settings);
+      problem = RedisOptions.problem(settings);
     }
     if (problem != null) {
       throw new IllegalArgumentException(problem);
     }
     LeaseKeys keys = LeaseKeys.of(settings.keyPrefix());
     RedisConnector connector =
-        new RedisConnector(settings.commandTimeout(), RedisStoreFactory.waitReplicas(settings));
+        new RedisConnector(settings.commandTimeout(), RedisOptions.waitReplicas(settings));
     if (RedisUris.isCluster(settings.url())) {
       List<io.lettuce.core.RedisURI> seeds = RedisUris.clusterSeeds(settings.url(), settings);
       return new RedisLeaseStore(
@@ -117,8 +132,8 @@ public final class RedisLeaseStore implements LeaseStore {
     List<List<Integer>> calls = new ArrayList<>();
     List<CompletableFuture<List<ClaimResult>>> sent = new ArrayList<>();
     for (List<Integer> group : groups.values()) {
-      for (int from = 0; from < group.size(); from += BATCH) {
-        List<Integer> call = group.subList(from, Math.min(group.size(), from + BATCH));
+      for (int from = 0; from < group.size(); from += ClaimScript.BATCH) {
+        List<Integer> call = group.subList(from, Math.min(group.size(), from + ClaimScript.BATCH));
         calls.add(call);
         sent.add(send(call.stream().map(requests::get).toList()));
       }
@@ -140,94 +155,61 @@ public final class RedisLeaseStore implements LeaseStore {
 
   /** One claim script over {@code batch}; never completes exceptionally but per entry. */
   private CompletableFuture<List<ClaimResult>> send(List<ClaimRequest> batch) {
-    String[] k = new String[batch.size() * 2];
-    String[] args = new String[batch.size() * 5];
-    long[] minFence = new long[batch.size()];
-    for (int i = 0; i < batch.size(); i++) {
-      ClaimRequest r = batch.get(i);
-      String[] pair = keys.lease(r.name());
-      k[2 * i] = pair[0];
-      k[2 * i + 1] = pair[1];
-      minFence[i] = hints.next(r.name());
-      args[5 * i] = LeaseArguments.newToken();
-      args[5 * i + 1] = "" + r.ttl().toMillis();
-      args[5 * i + 2] = "" + r.firing().toEpochMilli();
-      args[5 * i + 3] = r.holder();
-      args[5 * i + 4] = "" + minFence[i];
+    List<ClaimEntry> entries = new ArrayList<>(batch.size());
+    for (ClaimRequest r : batch) {
+      entries.add(ClaimEntry.claim(r, keys, LeaseArguments.newToken(), hints.next(r.name())));
     }
-    String what = batch.size() == 1 ? "claim of " + batch.get(0).name() : "claim of a batch";
-    return node.eval(LuaScript.CLAIM, k, args)
-        .thenApply(reply -> grants(reply, batch, minFence))
-        .thenCompose(grants -> replicated(what, grants, batch, args))
+    String what = ClaimScript.what(entries);
+    return ClaimScript.send(node, entries)
+        .thenCompose(grants -> ClaimUndo.unlessReplicated(node, what, entries, grants))
         .handle(
-            (grants, e) ->
-                e != null ? failAll(batch, node.failure(what, e)) : results(batch, grants, args));
-  }
-
-  private List<Grant> grants(Object reply, List<ClaimRequest> batch, long[] minFence) {
-    String where = "Redis " + node.address() + ": claim";
-    List<?> entries = Replies.array(where, reply, batch.size());
-    List<Grant> grants = new ArrayList<>(batch.size());
-    for (int i = 0; i < batch.size(); i++) {
-      ClaimRequest r = batch.get(i);
-      grants.add(
-          Grant.of(
-              where + " of " + r.name(), entries.get(i), r.firing().toEpochMilli(), minFence[i]));
-    }
-    return grants;
-  }
-
-  /**
-   * With {@code wait-replicas}, WAIT once for the whole batch when it granted anything; when too
-   * few replicas acknowledge, every grant is undone (token-checked, watermark put back: nobody else
-   * can have claimed in between, and this client runs nothing) and the batch fails.
-   */
-  private CompletableFuture<List<Grant>> replicated(
-      String what, List<Grant> grants, List<ClaimRequest> batch, String[] args) {
-    if (node.waitReplicas() == 0 || grants.stream().noneMatch(Grant::granted)) {
-      return CompletableFuture.completedFuture(grants);
-    }
-    return node.replicated(what)
-        .handle((ok, e) -> e)
-        .thenCompose(
-            e -> {
+            (grants, e) -> {
               if (e == null) {
-                return CompletableFuture.completedFuture(grants);
+                return results(entries, grants);
               }
-              List<CompletableFuture<Object>> undo = new ArrayList<>();
-              for (int i = 0; i < batch.size(); i++) {
-                if (grants.get(i).granted()) {
-                  undo.add(
-                      node.eval(
-                          LuaScript.RELEASE,
-                          keys.lease(batch.get(i).name()),
-                          args[5 * i],
-                          grants.get(i).previousWatermark()));
-                }
-              }
-              return CompletableFuture.allOf(undo.toArray(CompletableFuture[]::new))
-                  .handle((v, ignored) -> null)
-                  .thenCompose(v -> CompletableFuture.failedFuture(e));
+              // the claim may still be applied by the server (its answer was lost, e.g. a timeout
+              // while the network held the bytes): each entry's undo follows it on the same
+              // connection (ClaimUndo), sent before the failure is reported, so that a retry comes
+              // after it; nobody waits for its answer
+              entries.forEach(entry -> ClaimUndo.on(node, entry, null));
+              return failAll(batch, node.failure(what, e));
             });
   }
 
-  private List<ClaimResult> results(List<ClaimRequest> batch, List<Grant> grants, String[] args) {
-    List<ClaimResult> results = new ArrayList<>(batch.size());
-    for (int i = 0; i < batch.size(); i++) {
-      ClaimRequest r = batch.get(i);
+  private List<ClaimResult> results(List<ClaimEntry> entries, List<Grant> grants) {
+    List<ClaimResult> results = new ArrayList<>(entries.size());
+    for (int i = 0; i < entries.size(); i++) {
+      ClaimEntry e = entries.get(i);
       Grant g = grants.get(i);
       if (g.granted()) {
-        hints.granted(r.name(), g.fence());
-        Instant expiresAt = Instant.ofEpochMilli(g.serverMillis()).plus(r.ttl());
-        results.add(
-            ClaimResult.won(
-                new Lease(r.name(), r.holder(), args[5 * i], g.fence(), r.ttl(), expiresAt)));
+        results.add(ClaimResult.won(lease(e, g)));
       } else {
-        log.debug("claim of {} refused: {}", r.name(), g.refusal());
+        log.debug("claim of {} refused: {}", e.name(), g.refusal());
         results.add(g.refusalResult());
       }
     }
     return results;
+  }
+
+  /** The lease {@code g} granted to {@code e}, recorded as this client's latest fence. */
+  private Lease lease(ClaimEntry e, Grant g) {
+    hints.granted(e.name(), g.fence());
+    warnIfRestored(e.name(), g);
+    Instant expiresAt = Instant.ofEpochMilli(g.serverMillis()).plus(e.ttl());
+    return new Lease(e.name(), e.holder(), e.token(), g.fence(), e.ttl(), expiresAt);
+  }
+
+  private void warnIfRestored(String name, Grant g) {
+    if (g.restored()) {
+      log.warn(
+          DeletedRecords.restored(
+              name,
+              keys.meta(name)
+                  + " was missing; fence and watermark taken from "
+                  + keys.highWater(name),
+              g.fence() - 1,
+              g.fence()));
+    }
   }
 
   private static List<ClaimResult> failAll(List<ClaimRequest> batch, LeaseStoreException e) {
@@ -240,30 +222,19 @@ public final class RedisLeaseStore implements LeaseStore {
   public Optional<Lease> acquire(String name, String holder, Duration ttl) {
     LeaseArguments.name(name);
     LeaseArguments.holder(holder);
-    long ttlMs = LeaseArguments.ttlMillis(ttl);
-    String token = LeaseArguments.newToken();
-    long minFence = hints.next(name);
-    String[] k = keys.lease(name);
-    String where = "Redis " + node.address() + ": acquire of " + name;
-    Object reply =
-        node.await(
-            node.eval(LuaScript.ACQUIRE, k, token, "" + ttlMs, holder, "" + minFence), "acquire");
-    Grant grant = Grant.of(where, reply, null, minFence);
+    LeaseArguments.ttlMillis(ttl);
+    List<ClaimEntry> entry =
+        List.of(
+            ClaimEntry.acquisition(
+                name, keys, LeaseArguments.newToken(), holder, ttl, hints.next(name)));
+    Grant grant = node.await(ClaimScript.send(node, entry), "acquire").get(0);
     if (!grant.granted()) {
       log.debug("acquire of {} refused: held", name);
       return Optional.empty();
     }
-    if (node.waitReplicas() > 0) {
-      try {
-        node.await(node.replicated("acquire of " + name), "acquire");
-      } catch (LeaseStoreException e) {
-        node.await(node.eval(LuaScript.RELEASE, k, token), "undo of acquire");
-        throw e;
-      }
-    }
-    hints.granted(name, grant.fence());
-    Instant expiresAt = Instant.ofEpochMilli(grant.serverMillis()).plus(ttl);
-    return Optional.of(new Lease(name, holder, token, grant.fence(), ttl, expiresAt));
+    node.await(
+        ClaimUndo.unlessReplicated(node, entry.get(0).what(), entry, List.of(grant)), "acquire");
+    return Optional.of(lease(entry.get(0), grant));
   }
 
   /**
@@ -284,9 +255,7 @@ public final class RedisLeaseStore implements LeaseStore {
       log.warn("renewal of {} refused: the lease expired or was taken", lease);
       return false;
     }
-    if (node.waitReplicas() > 0) {
-      node.await(node.replicated("renewal of " + lease.name()), "renew");
-    }
+    node.await(node.replicated("renewal of " + lease.name()), "renew");
     return true;
   }
 
@@ -300,10 +269,94 @@ public final class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
+  public boolean supportsPause() {
+    return true;
+  }
+
+  /** One script ({@link LuaScript#PAUSE}); with {@code wait-replicas}, acknowledged by replicas. */
+  @Override
+  public Pause pause(String name, String by, String reason, boolean stopRunning) {
+    LeaseArguments.name(name);
+    Pause.check(by, reason);
+    String where = "Redis " + node.address() + ": pause of " + name;
+    Object reply =
+        node.await(
+            node.eval(
+                LuaScript.PAUSE,
+                keys.lease(name),
+                by,
+                reason == null ? "" : reason,
+                stopRunning ? "1" : "0"),
+            "pause");
+    List<?> r = Replies.array(where, reply, 2);
+    long since = Replies.integer(where, reply, r.get(0));
+    node.await(node.replicated("pause of " + name), "pause");
+    return new Pause(Instant.ofEpochMilli(since), by, reason, stopRunning);
+  }
+
+  /** One script ({@link LuaScript#RESUME}). */
+  @Override
+  public boolean resume(String name, boolean catchUp) {
+    LeaseArguments.name(name);
+    boolean resumed =
+        Replies.flag(
+            "Redis " + node.address() + ": resume of " + name,
+            node.await(
+                node.eval(LuaScript.RESUME, keys.lease(name), catchUp ? "1" : "0"), "resume"));
+    if (resumed) {
+      node.await(node.replicated("resume of " + name), "resume");
+    }
+    return resumed;
+  }
+
+  @Override
+  public boolean supportsForget() {
+    return true;
+  }
+
+  /**
+   * One script ({@link LuaScript#FORGET}): the meta hash goes when no lease key lives; the
+   * high-water key stays (for a self-check scratch name it goes too).
+   */
+  @Override
+  public boolean forget(String name) {
+    LeaseArguments.name(name);
+    boolean forgotten =
+        Replies.flag(
+            "Redis " + node.address() + ": forget of " + name,
+            node.await(
+                node.eval(
+                    LuaScript.FORGET,
+                    keys.lease(name),
+                    dev.leasehold.core.store.StoreSelfCheck.isScratch(name) ? "1" : "0"),
+                "forget"));
+    if (forgotten) {
+      node.await(node.replicated("forget of " + name), "forget");
+    }
+    return forgotten;
+  }
+
+  @Override
   public Optional<LeaseState> inspect(String name) {
     LeaseArguments.name(name);
     return Optional.ofNullable(node.await(inspectAsync(name), "inspect"))
         .map(state -> state.toState(name));
+  }
+
+  @Override
+  public boolean supportsNodes() {
+    return true;
+  }
+
+  /** One {@code SET ... PX} per Redis node ({@link RedisNodes}). */
+  @Override
+  public void publishNode(dev.leasehold.core.lease.NodeRecord record, Duration ttl) {
+    node.await(RedisNodes.publish(node, keys, record, ttl), "node record");
+  }
+
+  @Override
+  public List<dev.leasehold.core.lease.NodeRecord> nodes() {
+    return RedisNodes.sorted(RedisNodes.read(node, keys));
   }
 
   @Override

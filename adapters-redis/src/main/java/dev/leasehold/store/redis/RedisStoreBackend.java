@@ -5,6 +5,8 @@ import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.store.redis.node.LeaseKeys;
+import dev.leasehold.store.redis.node.RedisNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;

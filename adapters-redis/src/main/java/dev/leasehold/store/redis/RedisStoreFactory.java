@@ -2,7 +2,14 @@ package dev.leasehold.store.redis;
 
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
+import dev.leasehold.core.store.StoreOption;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.store.redis.node.LeaseKeys;
+import dev.leasehold.store.redis.node.RedisOptions;
+import dev.leasehold.store.redis.node.RedisUris;
+import dev.leasehold.store.redis.redlock.RedlockLeaseStore;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -14,12 +21,25 @@ import java.util.Set;
 public final class RedisStoreFactory implements StoreFactory {
   static final String REDIS = "redis";
   static final String REDLOCK = "redlock";
-  private static final String HISTORY_MAX = "history-max";
-  private static final String WAIT_REPLICAS = "wait-replicas";
 
   @Override
   public Set<String> types() {
     return Set.of(REDIS, REDLOCK);
+  }
+
+  @Override
+  public List<StoreOption<?>> options() {
+    return RedisOptions.ALL;
+  }
+
+  @Override
+  public Map<String, String> logLevels() {
+    return Map.of("io.lettuce", "WARN", "io.netty", "WARN", "reactor", "WARN");
+  }
+
+  @Override
+  public Set<String> driverPackages() {
+    return Set.of("io.lettuce", "io.netty", "reactor");
   }
 
   @Override
@@ -36,43 +56,14 @@ public final class RedisStoreFactory implements StoreFactory {
     if (settings.keyPrefix() != null && LeaseKeys.problem(settings.keyPrefix()) != null) {
       return "store.key-prefix: " + LeaseKeys.problem(settings.keyPrefix());
     }
-    if (settings.username() != null && settings.password() == null) {
-      return "store.username: needs store.password as well";
+    // Redis takes a password alone (requirepass), so only a user without one is refused
+    if (settings.usernameWithoutPasswordProblem() != null) {
+      return settings.usernameWithoutPasswordProblem();
     }
     if (settings.commandTimeoutProblem() != null) {
       return settings.commandTimeoutProblem();
     }
-    return optionProblem(settings);
-  }
-
-  /** Why {@code store.options} cannot be used, or null; also checked when a store is opened. */
-  static String optionProblem(StoreSettings settings) {
-    String wait = settings.options().get(WAIT_REPLICAS);
-    if (REDIS.equals(settings.type())
-        && RedisUris.isCluster(settings.url())
-        && wait != null
-        && !"0".equals(wait)) {
-      return "store.options."
-          + WAIT_REPLICAS
-          + ": not supported with a redis-cluster:// URL (WAIT acknowledges one connection's"
-          + " writes to one master)";
-    }
-    String max = settings.positiveWholeNumberOptionProblem(HISTORY_MAX);
-    if (max != null) {
-      return max;
-    }
-    if (wait != null && !wait.matches("[0-9]{1,2}")) {
-      return "store.options."
-          + WAIT_REPLICAS
-          + ": expected a whole number of replicas from 0 to 99, got "
-          + wait;
-    }
-    return null;
-  }
-
-  /** The {@code wait-replicas} option, 0 when absent (checked by {@link #optionProblem}). */
-  static int waitReplicas(StoreSettings settings) {
-    return Integer.parseInt(settings.options().getOrDefault(WAIT_REPLICAS, "0"));
+    return RedisOptions.problem(settings);
   }
 
   @Override
@@ -81,13 +72,12 @@ public final class RedisStoreFactory implements StoreFactory {
     if (problem != null) {
       throw new IllegalArgumentException(problem);
     }
-    long maxPerJob =
-        settings.positiveWholeNumberOption(HISTORY_MAX, RedisExecutionLog.DEFAULT_MAX_PER_JOB);
+    long maxPerJob = RedisOptions.HISTORY_MAX.value(settings);
     if (REDIS.equals(settings.type())) {
       RedisLeaseStore store = RedisLeaseStore.open(settings);
       return new RedisStoreBackend(store, java.util.List.of(store.node()), store.keys(), maxPerJob);
     }
     RedlockLeaseStore store = RedlockLeaseStore.open(settings);
-    return new RedisStoreBackend(store, store.nodes(), store.keys(), maxPerJob);
+    return new RedisStoreBackend(store, store.redisNodes(), store.keys(), maxPerJob);
   }
 }

@@ -8,6 +8,7 @@ import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.ClaimResult.Kind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.store.redis.node.ClaimScript;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -129,7 +130,7 @@ abstract class ClaimAnswersContract {
   @Test
   void aBatchLargerThanOneScriptCallTakesEveryName() {
     List<ClaimRequest> requests = new ArrayList<>();
-    for (int i = 0; i < RedisLeaseStore.BATCH * 2 + 7; i++) {
+    for (int i = 0; i < ClaimScript.BATCH * 2 + 7; i++) {
       requests.add(new ClaimRequest(fresh(), F1, "node-a", LONG));
     }
     List<ClaimResult> answers = store.claimAll(requests);

@@ -40,6 +40,29 @@ final class ClusterSetup implements AutoCloseable {
   }
 
   /**
+   * Waits until every replica has finished its first synchronisation with its master ({@code
+   * master_link_status:up}). The cluster says {@code ok} before that (Redis 7 delays a diskless
+   * full sync by 5 s to gather replicas), and a replica that never synced refuses to take over
+   * ("Disconnected from master for longer than allowed"): a master killed in that window keeps its
+   * slots for good and the cluster stays down.
+   */
+  void awaitReplicasInSync() throws InterruptedException {
+    long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    for (RedisServers.Server s : servers) {
+      while (true) {
+        String replication = SharedRedis.with(s.url(), r -> r.info("replication"));
+        if (!replication.contains("role:slave") || replication.contains("master_link_status:up")) {
+          break;
+        }
+        if (System.nanoTime() > end) {
+          throw new IllegalStateException("a replica did not sync in 60 s: " + replication);
+        }
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  /**
    * One cluster node. Its bus port is its port + 10000, which must be free as well: a node whose
    * bus port is taken exits right after opening its port, so it is started again on another one.
    */

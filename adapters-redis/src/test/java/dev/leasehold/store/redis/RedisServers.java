@@ -3,6 +3,7 @@ package dev.leasehold.store.redis;
 import dev.leasehold.core.store.StoreSettings;
 import dev.leasehold.core.testing.ServerAvailability;
 import dev.leasehold.core.testing.TestProcesses;
+import dev.leasehold.store.redis.redlock.RedlockLeaseStore;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

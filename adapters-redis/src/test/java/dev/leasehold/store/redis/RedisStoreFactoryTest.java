@@ -7,6 +7,7 @@ import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.store.redis.node.RedisUris;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;

@@ -8,6 +8,7 @@ import dev.leasehold.core.lease.ClaimResult.Kind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.store.redis.redlock.RedlockLeaseStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -118,6 +118,33 @@ class RedlockFaultTest {
    * node, and two empty ones could form a majority: that case needs AOF or a restart delayed beyond
    * the TTL and the misfire grace; docs/stores/redis.md says so.)
    */
+  /**
+   * Two of three nodes stopped: the claim reaches them but their answers come too late, so it fails
+   * and is undone everywhere, on each node behind the claim on the same connection. When the two
+   * run again they apply the claim and then its undo: the firing can be claimed again (else those
+   * two would keep its watermark and refuse it as already run, and nobody would run it).
+   */
+  @Test
+  void aClaimWhoseAnswersAreLostOnAMajorityIsGivenBackThere() {
+    servers = RedisServers.start(3, false);
+    LeaseStore store = client();
+    // connect to every node and load the scripts, so the claim below reaches the stopped nodes
+    store.claim(name + "-warm-up", F1, "node-a", LONG).orElseThrow();
+    servers.get(1).signal("STOP");
+    servers.get(2).signal("STOP");
+    try {
+      assertThatThrownBy(() -> store.claim(name, F1, "node-a", LONG))
+          .isInstanceOf(LeaseStoreException.class);
+    } finally {
+      servers.get(1).signal("CONT");
+      servers.get(2).signal("CONT");
+    }
+    // the same client: its next claim goes behind the held claim and its undo on every node
+    Lease again = store.claim(name, F1, "node-b", LONG).orElseThrow();
+    assertThat(again.holder()).isEqualTo("node-b");
+    assertThat(attempt(() -> client().claim(name, F1, "node-c", LONG))).isEmpty();
+  }
+
   @Test
   void aNodeRestartedEmptyDuringAHoldNeverYieldsTwoWinnersForOneFiring() {
     servers = RedisServers.start(3, false);

@@ -1,4 +1,4 @@
-package dev.leasehold.store.redis;
+package dev.leasehold.store.redis.node;
 
 import dev.leasehold.core.lease.LeaseStoreException;
 import java.util.List;
@@ -11,7 +11,7 @@ import java.util.List;
  * Every mismatch is a {@link LeaseStoreException} naming the step and what the server answered: not
  * acquired, fail closed.
  */
-final class Replies {
+public final class Replies {
   private static final int SHOWN = 120;
 
   private Replies() {}
@@ -28,7 +28,7 @@ final class Replies {
   }
 
   /** An array reply of exactly {@code size} elements (any size when {@code size} is negative). */
-  static List<?> array(String where, Object reply, int size) {
+  public static List<?> array(String where, Object reply, int size) {
     if (!(reply instanceof List<?> list)) {
       throw wrong(where, reply, "expected an array");
     }
@@ -38,7 +38,7 @@ final class Replies {
     return list;
   }
 
-  static long integer(String where, Object reply, Object element) {
+  public static long integer(String where, Object reply, Object element) {
     if (!(element instanceof Long value)) {
       throw wrong(where, reply, "expected an integer where it sent " + show(element));
     }
@@ -65,7 +65,7 @@ final class Replies {
    * The 0/1 answer of renew, release and raise-fence. (Lettuce's object output hands a top-level
    * integer over as a list of that one integer.)
    */
-  static boolean flag(String where, Object reply) {
+  public static boolean flag(String where, Object reply) {
     if (reply instanceof List<?> list
         && list.size() == 1
         && list.get(0) instanceof Long value

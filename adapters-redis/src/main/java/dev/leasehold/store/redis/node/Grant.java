@@ -1,4 +1,4 @@
-package dev.leasehold.store.redis;
+package dev.leasehold.store.redis.node;
 
 import dev.leasehold.core.lease.ClaimResult;
 import java.time.Instant;
@@ -9,15 +9,18 @@ import java.util.List;
  * checked by {@link #of}.
  *
  * @param granted whether this node gave the lease
- * @param refusal {@code held} or {@code fired} when refused
+ * @param refusal {@code held}, {@code fired} or {@code paused} (this claim recorded the firing of a
+ *     paused name) when refused
  * @param fence the node's new fence
  * @param serverMillis the node's clock when it granted the lease
  * @param previousWatermark the watermark before this claim ('' when none)
  * @param holder the live holder when refused as {@code held} ('' when unknown)
  * @param watermark the watermark the node has when refused ('' when none)
  * @param live whether a lease lives on the node when refused (always for {@code held})
+ * @param restored whether the node took the fence or watermark of a grant from its high-water hash
+ *     (its meta hash had been deleted by hand)
  */
-record Grant(
+public record Grant(
     boolean granted,
     String refusal,
     long fence,
@@ -25,10 +28,12 @@ record Grant(
     String previousWatermark,
     String holder,
     String watermark,
-    boolean live) {
+    boolean live,
+    boolean restored) {
 
   static final String HELD = "held";
-  static final String FIRED = "fired";
+  public static final String FIRED = "fired";
+  public static final String PAUSED = "paused";
 
   /**
    * Reads and checks one answer: its shape, and that a grant moved the fence (above the node's
@@ -45,7 +50,10 @@ record Grant(
     }
     long granted = Replies.integer(where, reply, r.get(0));
     if (granted == 1L) {
-      Replies.array(where, reply, 5);
+      if (r.size() != 5 && r.size() != 6) {
+        throw Replies.wrong(where, reply, "expected a grant of 5 or 6 entries");
+      }
+      boolean restored = r.size() == 6 && Replies.integer(where, reply, r.get(5)) == 1L;
       long fence = Replies.integer(where, reply, r.get(1));
       long now = Replies.integer(where, reply, r.get(2));
       String before = Replies.millis(where, reply, r.get(3));
@@ -69,7 +77,7 @@ record Grant(
       if (now <= 0) {
         throw Replies.wrong(where, reply, "the server time is not positive");
       }
-      return new Grant(true, null, fence, now, before, null, null, true);
+      return new Grant(true, null, fence, now, before, null, null, true, restored);
     }
     if (granted != 0L || r.size() < 2) {
       throw Replies.wrong(where, reply, "expected 1 (granted) or 0 and a reason");
@@ -81,12 +89,19 @@ record Grant(
       if (firingMs != null && (watermark.isEmpty() || Long.parseLong(watermark) < firingMs)) {
         throw Replies.wrong(where, reply, "it refused a firing after its watermark as already run");
       }
-      return new Grant(false, FIRED, 0, 0, null, null, watermark, live == 1L);
+      return new Grant(false, FIRED, 0, 0, null, null, watermark, live == 1L, false);
+    }
+    if (PAUSED.equals(reason) && r.size() == 4 && firingMs != null) {
+      String firing = Replies.millis(where, reply, r.get(2));
+      if (!firing.equals(Long.toString(firingMs))) {
+        throw Replies.wrong(where, reply, "it recorded another firing than the one claimed");
+      }
+      return new Grant(false, PAUSED, 0, 0, null, null, firing, false, false);
     }
     if (HELD.equals(reason) && r.size() == 4) {
       String holder = Replies.text(where, reply, r.get(2));
       String watermark = Replies.millis(where, reply, r.get(3));
-      return new Grant(false, HELD, 0, 0, null, holder, watermark, true);
+      return new Grant(false, HELD, 0, 0, null, holder, watermark, true, false);
     }
     throw Replies.wrong(
         where,
@@ -95,11 +110,14 @@ record Grant(
   }
 
   /** The refusal as the port's answer (only for refusals). */
-  ClaimResult refusalResult() {
+  public ClaimResult refusalResult() {
     Instant mark =
         watermark == null || watermark.isEmpty()
             ? null
             : Instant.ofEpochMilli(Long.parseLong(watermark));
+    if (PAUSED.equals(refusal)) {
+      return ClaimResult.paused(mark);
+    }
     return FIRED.equals(refusal)
         ? ClaimResult.alreadyRun(mark)
         : ClaimResult.held(holder == null || holder.isEmpty() ? null : holder, mark);

@@ -1,6 +1,7 @@
-package dev.leasehold.store.redis;
+package dev.leasehold.store.redis.node;
 
 import dev.leasehold.core.lease.LeaseState;
+import dev.leasehold.core.lease.Pause;
 import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
@@ -12,15 +13,16 @@ import java.util.Optional;
  * expiry of a live lease come from the key's PTTL and the server's TIME, read in the same script,
  * so both are on the server's clock.
  */
-record NodeState(long fence, Instant lastFire, String holder, Instant leaseUntil, boolean held) {
+public record NodeState(
+    long fence, Instant lastFire, String holder, Instant leaseUntil, boolean held, Pause pause) {
 
   /** Null when the node never leased the name; the reply's shape is checked ({@link Replies}). */
-  static NodeState of(String where, Object reply) {
+  public static NodeState of(String where, Object reply) {
     List<?> r = Replies.array(where, reply, -1);
     if (r.isEmpty()) {
       return null;
     }
-    Replies.array(where, reply, 6);
+    Replies.array(where, reply, 10);
     long now = Replies.integer(where, reply, r.get(0));
     long pttl = Replies.integer(where, reply, r.get(1));
     String fence = Replies.millis(where, reply, r.get(2));
@@ -30,10 +32,22 @@ record NodeState(long fence, Instant lastFire, String holder, Instant leaseUntil
     String lastFire = Replies.millis(where, reply, r.get(3));
     String holder = Replies.text(where, reply, r.get(4));
     String stored = Replies.millis(where, reply, r.get(5));
-    boolean held = pttl > 0 || pttl == -1;
-    Instant leaseUntil = pttl > 0 ? Instant.ofEpochMilli(now + pttl) : millis(stored);
+    // PTTL is -2 once the key is gone; 0 means it has under a millisecond left, and the key is
+    // still there for the claim and renew scripts (Redis expires a key only after its instant),
+    // so 0 is held too, or this read would call free a lease a renewal can still extend
+    boolean held = pttl >= 0 || pttl == -1;
+    Instant leaseUntil = pttl >= 0 ? Instant.ofEpochMilli(now + pttl) : millis(stored);
+    String since = Replies.millis(where, reply, r.get(6));
+    Pause pause =
+        since.isEmpty()
+            ? null
+            : new Pause(
+                millis(since),
+                Replies.text(where, reply, r.get(7)),
+                blankToNull(Replies.text(where, reply, r.get(8))),
+                "1".equals(Replies.text(where, reply, r.get(9))));
     return new NodeState(
-        Long.parseLong(fence), millis(lastFire), blankToNull(holder), leaseUntil, held);
+        Long.parseLong(fence), millis(lastFire), blankToNull(holder), leaseUntil, held, pause);
   }
 
   /**
@@ -41,7 +55,7 @@ record NodeState(long fence, Instant lastFire, String holder, Instant leaseUntil
    * when at least {@code majority} nodes hold a live lease, until the latest instant a majority
    * still holds it.
    */
-  static Optional<LeaseState> merge(String name, List<NodeState> states, int majority) {
+  public static Optional<LeaseState> merge(String name, List<NodeState> states, int majority) {
     if (states.isEmpty()) {
       return Optional.empty();
     }
@@ -67,11 +81,17 @@ record NodeState(long fence, Instant lastFire, String holder, Instant leaseUntil
             .max(Comparator.comparingLong(NodeState::fence))
             .map(NodeState::holder)
             .orElse(null);
-    return Optional.of(new LeaseState(name, holder, leaseUntil, lastFire, fence, held));
+    // paused when a majority keeps a pause (pause succeeds only then), since the earliest of them
+    List<Pause> pauses = states.stream().map(NodeState::pause).filter(Objects::nonNull).toList();
+    Pause pause =
+        pauses.size() < majority
+            ? null
+            : pauses.stream().min(Comparator.comparing(Pause::since)).orElseThrow();
+    return Optional.of(new LeaseState(name, holder, leaseUntil, lastFire, fence, held, pause));
   }
 
-  LeaseState toState(String name) {
-    return new LeaseState(name, holder, leaseUntil, lastFire, fence, held);
+  public LeaseState toState(String name) {
+    return new LeaseState(name, holder, leaseUntil, lastFire, fence, held, pause);
   }
 
   private static Instant millis(String value) {

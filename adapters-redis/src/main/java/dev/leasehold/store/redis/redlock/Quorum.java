@@ -1,5 +1,6 @@
-package dev.leasehold.store.redis;
+package dev.leasehold.store.redis.redlock;
 
+import dev.leasehold.store.redis.node.RedisNode;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -13,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** One round of a Redlock step: the same call on every node in parallel, within a deadline. */
-final class Quorum {
+public final class Quorum {
   private static final Logger log = LoggerFactory.getLogger(Quorum.class);
 
   private Quorum() {}
@@ -23,7 +24,7 @@ final class Quorum {
    * (a {@link System#nanoTime()} instant) passed. Returns the answers in node order, {@code null}
    * for a node that failed or was late: its answer is unknown, never assumed.
    */
-  static <T> List<T> ask(
+  public static <T> List<T> ask(
       List<RedisNode> nodes, Function<RedisNode, CompletableFuture<T>> call, long deadlineNanos) {
     List<CompletableFuture<T>> futures = new ArrayList<>();
     for (RedisNode node : nodes) {
@@ -69,7 +70,7 @@ final class Quorum {
   }
 
   /** How many answers are known and satisfy {@code test}. */
-  static <T> int count(List<T> answers, Predicate<T> test) {
+  public static <T> int count(List<T> answers, Predicate<T> test) {
     return (int) answers.stream().filter(a -> a != null && test.test(a)).count();
   }
 }

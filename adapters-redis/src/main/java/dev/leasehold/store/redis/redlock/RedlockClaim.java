@@ -1,9 +1,19 @@
-package dev.leasehold.store.redis;
+package dev.leasehold.store.redis.redlock;
 
+import dev.leasehold.core.lease.ClaimRequest;
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.store.redis.node.ClaimEntry;
+import dev.leasehold.store.redis.node.ClaimScript;
+import dev.leasehold.store.redis.node.ClaimUndo;
+import dev.leasehold.store.redis.node.FenceHints;
+import dev.leasehold.store.redis.node.Grant;
+import dev.leasehold.store.redis.node.LeaseKeys;
+import dev.leasehold.store.redis.node.LuaScript;
+import dev.leasehold.store.redis.node.RedisNode;
+import dev.leasehold.store.redis.node.Replies;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,7 +21,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -59,12 +68,14 @@ final class RedlockClaim {
 
   private final List<RedisNode> nodes;
   private final int majority;
+  private final LeaseKeys keys;
   private final Duration timeout;
   private final FenceHints fenceHints = new FenceHints();
 
-  RedlockClaim(List<RedisNode> nodes, Duration timeout) {
+  RedlockClaim(List<RedisNode> nodes, LeaseKeys keys, Duration timeout) {
     this.nodes = nodes;
     this.majority = nodes.size() / 2 + 1;
+    this.keys = keys;
     this.timeout = timeout;
   }
 
@@ -72,14 +83,9 @@ final class RedlockClaim {
     return timeout;
   }
 
-  /** The least fence a node may grant for {@code name}: one above the largest this client saw. */
-  long hint(String name) {
-    return fenceHints.next(name);
-  }
-
-  /** Records a fence this client was granted for {@code name}. */
-  void granted(String name, long fence) {
-    fenceHints.granted(name, fence);
+  /** An entry of a new attempt to claim {@code r}: a fresh token, the least fence to ask for. */
+  ClaimEntry entry(ClaimRequest r) {
+    return ClaimEntry.claim(r, keys, LeaseArguments.newToken(), fenceHints.next(r.name()));
   }
 
   /**
@@ -92,47 +98,34 @@ final class RedlockClaim {
   }
 
   /**
-   * Claims ({@link LuaScript#CLAIM}, {@code firing} in epoch ms) or acquires ({@link
-   * LuaScript#ACQUIRE}, {@code firing} null) the lease {@code name} whose keys are {@code k}. A
-   * refusal says why, from the nodes' own answers in round 1: already run when so many nodes
-   * refused the firing as fired that no majority can grant it, else held (with the holder most of
-   * the holding nodes name).
+   * Claims {@code name} for {@code firing} ({@link LuaScript#CLAIM}) or, with {@code firing} null,
+   * acquires it ({@link LuaScript#ACQUIRE}). A refusal says why, from the nodes' own answers in
+   * round 1: already run when so many nodes refused the firing as fired that no majority can grant
+   * it, else held (with the holder most of the holding nodes name).
    */
-  ClaimResult take(
-      LuaScript script, String[] k, String name, String holder, Duration ttl, String firing) {
-    String ttlMs = "" + ttl.toMillis();
+  ClaimResult take(String name, String holder, Duration ttl, Instant firing) {
     long giveUp = System.nanoTime() + timeout.toNanos();
     for (int attempt = 1; ; attempt++) {
       String token = LeaseArguments.newToken();
-      long hint = hint(name);
-      String[] args =
-          firing == null
-              ? new String[] {token, ttlMs, holder, "" + hint}
-              : new String[] {token, ttlMs, firing, holder, "" + hint};
+      long hint = fenceHints.next(name);
+      ClaimEntry entry = new ClaimEntry(name, keys.lease(name), token, holder, ttl, firing, hint);
       long start = System.nanoTime();
-      List<Grant> grants =
-          Quorum.ask(
-              nodes,
-              n -> grantOn(n, script, k, name, args, firing, hint),
-              start + timeout.toNanos());
-      int granted = Quorum.count(grants, Grant::granted);
-      if (granted >= majority) {
-        Optional<Lease> lease = hold(k, name, holder, ttl, token, grants, start);
-        if (lease.isPresent()) {
-          return ClaimResult.won(lease.get());
+      long deadline = start + timeout.toNanos();
+      List<Grant> grants = Quorum.ask(nodes, n -> grantOn(n, entry), deadline);
+      if (Quorum.count(grants, Grant::granted) >= majority) {
+        Raise raise = raise(entry, grants);
+        int level = raise.level(Quorum.await(raise.calls(), deadline));
+        long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        ClaimResult result = confirm(entry, grants, level, elapsedMs);
+        if (result.kind() == ClaimResult.Kind.WON) {
+          return result;
         }
-        undo(k, token, grants, firing != null);
-        throw new LeaseStoreException(
-            "Redlock: "
-                + script.name()
-                + " of "
-                + name
-                + " could not be confirmed on a majority"
-                + " within its validity time; not acquired");
+        undo(entry, grants);
+        throw result.failure();
       }
-      undo(k, token, grants, firing != null);
+      undo(entry, grants);
       boolean mayRetry = attempt < MAX_ATTEMPTS && System.nanoTime() < giveUp;
-      ClaimResult refused = refusedOrRetry(script.name() + " of " + name, grants, mayRetry);
+      ClaimResult refused = refusedOrRetry(entry.what(), grants, mayRetry);
       if (refused == null) {
         pause(attempt);
         continue;
@@ -142,6 +135,84 @@ final class RedlockClaim {
       }
       return refused;
     }
+  }
+
+  /**
+   * Round 2 for one name that a majority granted: the raises ({@link LuaScript#RAISE_FENCE},
+   * token-checked) of the granting nodes that returned less than the largest fence, sent at once.
+   *
+   * @param fence the largest fence returned
+   * @param atFence how many nodes granted it at that fence already
+   * @param calls the raises, in node order of the nodes behind
+   */
+  record Raise(long fence, int atFence, List<CompletableFuture<Boolean>> calls) {
+    /** How many nodes hold the token at the fence, given the raises' answers (null: none). */
+    int level(List<Boolean> answers) {
+      return atFence + Quorum.count(answers, r -> r);
+    }
+  }
+
+  Raise raise(ClaimEntry entry, List<Grant> grants) {
+    long fence = fence(grants);
+    List<CompletableFuture<Boolean>> calls = new ArrayList<>();
+    for (int i = 0; i < nodes.size(); i++) {
+      Grant g = grants.get(i);
+      if (g != null && g.granted() && g.fence() < fence) {
+        RedisNode n = nodes.get(i);
+        String where = "Redis " + n.address() + ": raise-fence of " + entry.name();
+        try {
+          calls.add(
+              n.eval(LuaScript.RAISE_FENCE, entry.keys(), entry.token(), "" + fence)
+                  .thenApply(r -> Replies.flag(where, r)));
+        } catch (RuntimeException e) {
+          calls.add(CompletableFuture.failedFuture(e));
+        }
+      }
+    }
+    return new Raise(fence, Quorum.count(grants, g -> g.granted() && g.fence() == fence), calls);
+  }
+
+  /**
+   * The validity check of a name that a majority granted, after round 2: won, with the largest
+   * fence, when {@code level} nodes (at least a majority) hold the token at that fence and {@code
+   * validity = ttl - elapsed - drift > 0}; else a failure (not acquired: the caller undoes it).
+   */
+  ClaimResult confirm(ClaimEntry entry, List<Grant> grants, int level, long elapsedMs) {
+    long fence = fence(grants);
+    long validity = validityMs(entry.ttl().toMillis(), elapsedMs);
+    if (level < majority || validity <= 0) {
+      log.debug(
+          "lease {} not confirmed: {} nodes at fence {}, validity {} ms",
+          entry.name(),
+          level,
+          fence,
+          validity);
+      return ClaimResult.failed(
+          new LeaseStoreException(
+              "Redlock: "
+                  + entry.what()
+                  + " could not be confirmed on a majority within its validity time;"
+                  + " not acquired"));
+    }
+    fenceHints.granted(entry.name(), fence);
+    warnIfRestored(entry.name(), grants, fence);
+    long serverNow =
+        grants.stream()
+            .filter(g -> g != null && g.granted())
+            .mapToLong(Grant::serverMillis)
+            .min()
+            .orElseThrow();
+    Instant expiresAt = Instant.ofEpochMilli(serverNow).plus(entry.ttl());
+    return ClaimResult.won(
+        new Lease(entry.name(), entry.holder(), entry.token(), fence, entry.ttl(), expiresAt));
+  }
+
+  private static long fence(List<Grant> grants) {
+    return grants.stream()
+        .filter(g -> g != null && g.granted())
+        .mapToLong(Grant::fence)
+        .max()
+        .orElseThrow();
   }
 
   /**
@@ -159,6 +230,13 @@ final class RedlockClaim {
     int held = Quorum.count(grants, g -> !g.granted() && g.live());
     int fired = Quorum.count(grants, g -> Grant.FIRED.equals(g.refusal()) && !g.live());
     int unknown = (int) grants.stream().filter(Objects::isNull).count();
+    List<Grant> recorded =
+        grants.stream().filter(g -> g != null && Grant.PAUSED.equals(g.refusal())).toList();
+    if (recorded.size() >= majority) {
+      // a majority recorded this firing as paused for this attempt: no other attempt can get a
+      // majority of those answers for it (each node gives it once), so this one records it
+      return ClaimResult.paused(Instant.ofEpochMilli(Long.parseLong(recorded.get(0).watermark())));
+    }
     boolean splitVote = held > 0 && fired <= nodes.size() - majority;
     if (splitVote && mayRetry) {
       return null;
@@ -190,43 +268,14 @@ final class RedlockClaim {
   /**
    * Round 1 on one node: the script, its reply checked ({@link Grant#of}), and with {@code
    * wait-replicas} the node's replicas' acknowledgement of a grant; a grant they did not
-   * acknowledge is undone on that node and counts as no answer.
+   * acknowledge is undone on that node and counts as no answer ({@link
+   * ClaimUndo#unlessReplicated}).
    */
-  private CompletableFuture<Grant> grantOn(
-      RedisNode n,
-      LuaScript script,
-      String[] k,
-      String name,
-      String[] args,
-      String firing,
-      long hint) {
-    String where = "Redis " + n.address() + ": " + script.name() + " of " + name;
-    Long firingMs = firing == null ? null : Long.parseLong(firing);
-    CompletableFuture<Grant> grant =
-        n.eval(script, k, args)
-            .thenApply(
-                r ->
-                    Grant.of(
-                        where,
-                        firing == null ? r : Replies.array(where, r, 1).get(0),
-                        firingMs,
-                        hint));
-    if (n.waitReplicas() == 0) {
-      return grant;
-    }
-    return grant.thenCompose(
-        g ->
-            !g.granted()
-                ? CompletableFuture.completedFuture(g)
-                : n.replicated(script.name() + " of " + name)
-                    .handle((v, e) -> e)
-                    .thenCompose(
-                        e ->
-                            e == null
-                                ? CompletableFuture.completedFuture(g)
-                                : undoOn(n, k, args[0], g, firing != null)
-                                    .handle((v, ignored) -> (Grant) null)
-                                    .thenCompose(v -> CompletableFuture.failedFuture(e))));
+  private static CompletableFuture<Grant> grantOn(RedisNode n, ClaimEntry entry) {
+    List<ClaimEntry> one = List.of(entry);
+    return ClaimScript.send(n, one)
+        .thenCompose(grants -> ClaimUndo.unlessReplicated(n, entry.what(), one, grants))
+        .thenApply(grants -> grants.get(0));
   }
 
   private static ClaimResult refusal(List<Grant> grants, boolean alreadyRun) {
@@ -251,77 +300,25 @@ final class RedlockClaim {
     return ClaimResult.held(holder, watermark);
   }
 
-  /** Round 2 and the validity check; empty when the lease cannot be confirmed. */
-  private Optional<Lease> hold(
-      String[] k,
-      String name,
-      String holder,
-      Duration ttl,
-      String token,
-      List<Grant> grants,
-      long start) {
-    List<Grant> won = grants.stream().filter(g -> g != null && g.granted()).toList();
-    long fence = won.stream().mapToLong(Grant::fence).max().orElseThrow();
-    int level = Quorum.count(grants, g -> g.granted() && g.fence() == fence);
-    List<RedisNode> behind = new ArrayList<>();
-    for (int i = 0; i < nodes.size(); i++) {
-      Grant g = grants.get(i);
-      if (g != null && g.granted() && g.fence() < fence) {
-        behind.add(nodes.get(i));
-      }
+  /** Logs when a node restored the fence of a won lease from its high-water hash. */
+  static void warnIfRestored(String name, List<Grant> grants, long fence) {
+    if (grants.stream().anyMatch(g -> g != null && g.granted() && g.restored())) {
+      log.warn(
+          dev.leasehold.core.lease.DeletedRecords.restored(
+              name, "the meta hash on a node, restored from its high-water key", fence - 1, fence));
     }
-    if (!behind.isEmpty()) {
-      List<Boolean> raised =
-          Quorum.ask(
-              behind,
-              n ->
-                  n.eval(LuaScript.RAISE_FENCE, k, token, "" + fence)
-                      .thenApply(
-                          r ->
-                              Replies.flag("Redis " + n.address() + ": raise-fence of " + name, r)),
-              start + timeout.toNanos());
-      level += Quorum.count(raised, r -> r);
-    }
-    long ttlMs = ttl.toMillis();
-    long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    long validity = validityMs(ttlMs, elapsedMs);
-    if (level < majority || validity <= 0) {
-      log.debug(
-          "lease {} not confirmed: {} nodes at fence {}, validity {} ms",
-          name,
-          level,
-          fence,
-          validity);
-      return Optional.empty();
-    }
-    granted(name, fence);
-    long serverNow = won.stream().mapToLong(Grant::serverMillis).min().orElseThrow();
-    return Optional.of(
-        new Lease(name, holder, token, fence, ttl, Instant.ofEpochMilli(serverNow).plus(ttl)));
   }
 
   /**
-   * Releases the attempt's token on every node, including those whose answer was lost. Where a
-   * claim was granted, the previous watermark is restored too (see {@link LuaScript#RELEASE}).
+   * Releases the attempt's token on every node ({@link ClaimUndo}): where a claim was granted the
+   * previous watermark is restored too, and where its answer was lost, the watermark just before
+   * the firing.
    */
-  private void undo(String[] k, String token, List<Grant> grants, boolean claim) {
+  private void undo(ClaimEntry entry, List<Grant> grants) {
     Quorum.ask(
         nodes,
-        n -> {
-          Grant g = grants.get(nodes.indexOf(n));
-          return undoOn(n, k, token, g, claim);
-        },
+        n -> ClaimUndo.on(n, entry, grants.get(nodes.indexOf(n))),
         System.nanoTime() + timeout.toNanos());
-  }
-
-  /**
-   * Releases the attempt's token on {@code n}, its watermark restored where a claim was granted.
-   */
-  static CompletableFuture<Object> undoOn(
-      RedisNode n, String[] k, String token, Grant g, boolean claim) {
-    return claim && g != null && g.granted()
-        ? n.eval(LuaScript.RELEASE, k, token, g.previousWatermark())
-        : n.eval(LuaScript.RELEASE, k, token);
   }
 
   static void pause(int attempt) {

@@ -1,4 +1,4 @@
-package dev.leasehold.store.redis;
+package dev.leasehold.store.redis.node;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -11,16 +11,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * never applied is caught at the next claim. Not needed for safety where the server keeps its data;
  * bounded: forgotten wholesale beyond {@value #MAX} names.
  */
-final class FenceHints {
+public final class FenceHints {
   private static final int MAX = 100_000;
   private final Map<String, Long> highest = new ConcurrentHashMap<>();
 
   /** The smallest fence the next grant of {@code name} may carry. */
-  long next(String name) {
+  public long next(String name) {
     return highest.getOrDefault(name, 0L) + 1;
   }
 
-  void granted(String name, long fence) {
+  public void granted(String name, long fence) {
     if (highest.size() >= MAX) {
       highest.clear();
     }

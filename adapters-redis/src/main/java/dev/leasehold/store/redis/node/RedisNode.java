@@ -1,24 +1,18 @@
-package dev.leasehold.store.redis;
+package dev.leasehold.store.redis.node;
 
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.ConnectFailures;
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.RedisReadOnlyException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
-import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,126 +22,46 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
- * One Redis endpoint: a standalone master, a master found through Sentinel, or a whole Redis
- * Cluster (whose client routes each command by its key's slot and scans every master). The
- * connection is opened lazily on first use and, once open, reconnects by itself; while it is
- * disconnected commands are rejected at once (never queued), and every command ends after the
- * command timeout. A failed first connect is retried on the next call.
+ * One Redis endpoint, reached as its {@link Topology} says: a standalone master, a master found
+ * through Sentinel, or a whole Redis Cluster. The connection is opened lazily on first use and,
+ * once open, reconnects by itself; while it is disconnected commands are rejected at once (never
+ * queued), and every command ends after the command timeout. A failed first connect is retried on
+ * the next call.
  */
-final class RedisNode implements AutoCloseable {
-  private final Supplier<CompletableFuture<StatefulConnection<String, String>>> opener;
-  private final boolean sentinel;
-  private final boolean cluster;
+public final class RedisNode implements AutoCloseable {
+  private final Topology topology;
   private final String address;
   private final Duration timeout;
   private final int waitReplicas;
   private CompletableFuture<StatefulConnection<String, String>> connection;
-  private Runnable refreshTopology = () -> {};
 
-  RedisNode(RedisClient client, RedisURI uri, Duration timeout, int waitReplicas) {
-    this(
-        () ->
-            client
-                .connectAsync(StringCodec.UTF8, uri)
-                .toCompletableFuture()
-                .thenApply(c -> (StatefulConnection<String, String>) c),
-        uri.getSentinelMasterId() != null,
-        false,
-        RedisUris.describe(uri),
-        timeout,
-        waitReplicas);
-  }
-
-  /** The whole cluster behind {@code client}, described as {@code address}. */
-  RedisNode(RedisClusterClient client, String address, Duration timeout) {
-    this(client, address, timeout, new AtomicLong());
-  }
-
-  private RedisNode(
-      RedisClusterClient client, String address, Duration timeout, AtomicLong lastRefresh) {
-    this(
-        () ->
-            // the asynchronous connect needs the topology loaded first (the blocking one loads it)
-            client
-                .refreshPartitionsAsync()
-                .toCompletableFuture()
-                .thenCompose(v -> client.connectAsync(StringCodec.UTF8))
-                .thenCompose(c -> openMasters(client, c)),
-        false,
-        true,
-        address,
-        timeout,
-        0);
-    this.refreshTopology =
-        () -> {
-          long now = System.nanoTime();
-          long last = lastRefresh.get();
-          if (now - last > 1_000_000_000L && lastRefresh.compareAndSet(last, now)) {
-            client.refreshPartitionsAsync();
-          }
-        };
-  }
-
-  /**
-   * Opens the connection to every master at once: the cluster client opens them on first use, and a
-   * command sent while its node's connection is still opening is rejected (commands are never
-   * queued). Masters that appear later (a failover) are connected on their first use; a command
-   * rejected meanwhile fails closed and is retried by the caller.
-   */
-  private static CompletableFuture<StatefulConnection<String, String>> openMasters(
-      RedisClusterClient client, StatefulRedisClusterConnection<String, String> c) {
-    List<CompletableFuture<?>> opening = new ArrayList<>();
-    for (RedisClusterNode node : client.getPartitions()) {
-      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)
-          && !node.is(RedisClusterNode.NodeFlag.FAIL)
-          && !node.is(RedisClusterNode.NodeFlag.EVENTUAL_FAIL)) {
-        // a master that cannot be reached now is left to the first command routed to it
-        opening.add(
-            c.getConnectionAsync(node.getNodeId())
-                .toCompletableFuture()
-                .handle((connection, e) -> null));
-      }
-    }
-    return CompletableFuture.allOf(opening.toArray(CompletableFuture[]::new)).thenApply(v -> c);
-  }
-
-  private RedisNode(
-      Supplier<CompletableFuture<StatefulConnection<String, String>>> opener,
-      boolean sentinel,
-      boolean cluster,
-      String address,
-      Duration timeout,
-      int waitReplicas) {
-    this.opener = opener;
-    this.sentinel = sentinel;
-    this.cluster = cluster;
-    this.address = address;
+  RedisNode(Topology topology, Duration timeout, int waitReplicas) {
+    this.topology = topology;
+    this.address = topology.address();
     this.timeout = timeout;
     this.waitReplicas = waitReplicas;
   }
 
   /** host:port (or the Sentinel master id, or the cluster's seeds) for messages; no credentials. */
-  String address() {
+  public String address() {
     return address;
   }
 
   /** Whether this is a Redis Cluster: a script may then only touch keys of one slot. */
-  boolean cluster() {
-    return cluster;
+  public boolean cluster() {
+    return topology.cluster();
   }
 
-  Duration timeout() {
+  public Duration timeout() {
     return timeout;
   }
 
   private synchronized CompletableFuture<RedisClusterAsyncCommands<String, String>> commands() {
     if (connection == null || connection.isCompletedExceptionally()) {
-      connection = opener.get();
+      connection = topology.open();
     }
     return connection.thenApply(RedisNode::async);
   }
@@ -164,7 +78,7 @@ final class RedisNode implements AutoCloseable {
    * Runs {@code script} by EVALSHA, and by EVAL when the server does not know the script (NOSCRIPT)
    * or does not know EVALSHA. The reply is the plain RESP value, for {@link Replies} to check.
    */
-  CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args) {
+  public CompletableFuture<Object> eval(LuaScript script, String[] keys, String... args) {
     return followFailover(
         commands()
             .thenCompose(
@@ -181,30 +95,28 @@ final class RedisNode implements AutoCloseable {
   }
 
   /**
-   * Behind Sentinel, a call that failed because the connection is down, or because it reaches a
-   * server that refuses writes with {@code READONLY} (the old master, back as a replica on the same
-   * address), drops the connection: the next call asks the sentinels for the master afresh, instead
-   * of waiting for the client's own reconnection to an address that may no longer be the master.
+   * Runs {@code script} by EVAL (its source) in one command: unlike {@link #eval}, never a second
+   * command after a NOSCRIPT answer, so the script keeps its place among this connection's commands
+   * whatever the server's script cache holds (for undos that must follow a command, {@link
+   * ClaimUndo}).
+   */
+  CompletableFuture<Object> evalInPlace(LuaScript script, String[] keys, String... args) {
+    return followFailover(
+        commands()
+            .thenCompose(
+                c ->
+                    c.<Object>eval(script.source(), LuaScript.output(), keys, args)
+                        .toCompletableFuture()));
+  }
+
+  /**
+   * Tells the topology of a failed call: behind Sentinel it may drop the connection, on a cluster
+   * read the topology again ({@link Topology#dropAfter}).
    */
   private <T> CompletableFuture<T> followFailover(CompletableFuture<T> call) {
-    if (cluster) {
-      // a master that died keeps its slots in the client's view until the topology is read again:
-      // a timeout or a refused connection reads it again (at most once a second)
-      return call.whenComplete(
-          (v, e) -> {
-            if (e != null
-                && (unwrap(e) instanceof io.lettuce.core.RedisCommandTimeoutException
-                    || unwrap(e) instanceof io.lettuce.core.RedisConnectionException)) {
-              refreshTopology.run();
-            }
-          });
-    }
-    if (!sentinel) {
-      return call;
-    }
     return call.whenComplete(
         (v, e) -> {
-          if (e != null && (unwrap(e) instanceof RedisReadOnlyException || disconnected())) {
+          if (e != null && topology.dropAfter(unwrap(e), this::disconnected)) {
             dropConnection();
           }
         });
@@ -225,18 +137,16 @@ final class RedisNode implements AutoCloseable {
     }
   }
 
-  /** How many replicas must acknowledge a write before it counts (0: none asked). */
-  int waitReplicas() {
-    return waitReplicas;
-  }
-
   /**
    * {@code WAIT n timeout} after a write of this connection: completes normally when at least
-   * {@link #waitReplicas} replicas acknowledged everything written so far, else fails with a {@link
-   * LeaseStoreException} saying how many did. The server's timeout is half the command timeout, so
-   * it answers before the client gives up.
+   * {@code wait-replicas} replicas acknowledged everything written so far (at once when that is 0),
+   * else fails with a {@link LeaseStoreException} saying how many did. The server's timeout is half
+   * the command timeout, so it answers before the client gives up.
    */
-  CompletableFuture<Void> replicated(String what) {
+  public CompletableFuture<Void> replicated(String what) {
+    if (waitReplicas == 0) {
+      return CompletableFuture.completedFuture(null); // none asked: nothing to wait for
+    }
     long waitMs = Math.max(1, timeout.toMillis() / 2);
     return call(c -> c.waitForReplication(waitReplicas, waitMs))
         .thenApply(
@@ -268,40 +178,29 @@ final class RedisNode implements AutoCloseable {
   }
 
   /** Any other command, on the async API. */
-  <T> CompletableFuture<T> call(
+  public <T> CompletableFuture<T> call(
       Function<RedisClusterAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
     return followFailover(commands().thenCompose(command));
   }
 
   /** One PING round trip; throws {@link LeaseStoreException} when the node does not answer. */
-  void ping() {
+  public void ping() {
     await(call(RedisClusterAsyncCommands::ping), "PING");
   }
 
-  /** Every key matching {@code pattern}, by SCAN (never KEYS). Blocking. */
-  List<String> scan(String pattern) {
-    if (!cluster) {
-      return scanOn(this::<KeyScanCursor<String>>call, pattern);
-    }
-    // every master that serves slots now, one after the other (the client's own cluster-wide scan
-    // also visits a failed master that lost its slots, and fails on it)
-    StatefulRedisClusterConnection<String, String> cc =
-        (StatefulRedisClusterConnection<String, String>) await(connected(), "SCAN");
+  /**
+   * Every key matching {@code pattern}, by SCAN (never KEYS), on every server it needs. Blocking.
+   */
+  public List<String> scan(String pattern) {
     List<String> keys = new ArrayList<>();
-    for (RedisClusterNode n : cc.getPartitions()) {
-      if (n.is(RedisClusterNode.NodeFlag.UPSTREAM) && !n.getSlots().isEmpty()) {
-        RedisClusterAsyncCommands<String, String> master =
-            await(cc.getConnectionAsync(n.getNodeId()).toCompletableFuture(), "SCAN").async();
-        keys.addAll(
-            scanOn(
-                command -> CompletableFuture.completedFuture(master).thenCompose(command),
-                pattern));
-      }
+    for (Caller server : topology.scanned(this)) {
+      keys.addAll(scanOn(server, pattern));
     }
     return keys;
   }
 
-  private interface Caller {
+  /** Sends a SCAN command to one server. */
+  interface Caller {
     CompletableFuture<KeyScanCursor<String>> call(
         Function<
                 RedisClusterAsyncCommands<String, String>,
@@ -322,13 +221,14 @@ final class RedisNode implements AutoCloseable {
     return keys;
   }
 
-  private synchronized CompletableFuture<StatefulConnection<String, String>> connected() {
+  /** The connection, opening it if needed. */
+  synchronized CompletableFuture<StatefulConnection<String, String>> connected() {
     commands();
     return connection;
   }
 
   /** Waits for {@code future} a little longer than the command timeout. */
-  <T> T await(CompletableFuture<T> future, String what) {
+  public <T> T await(CompletableFuture<T> future, String what) {
     try {
       return future.get(timeout.toMillis() + 500, TimeUnit.MILLISECONDS);
     } catch (ExecutionException | CompletionException e) {
@@ -342,7 +242,7 @@ final class RedisNode implements AutoCloseable {
   }
 
   /** A store failure naming this node and the step, with the driver's reason. */
-  LeaseStoreException failure(String what, Throwable e) {
+  public LeaseStoreException failure(String what, Throwable e) {
     Throwable cause = unwrap(e);
     if (cause instanceof LeaseStoreException known) {
       return known;
@@ -374,15 +274,10 @@ final class RedisNode implements AutoCloseable {
       reason = reason.replace("/<unresolved>", "");
     }
     return new StoreUnreachableException(
-        "Redis store: cannot connect to Redis "
-            + (sentinel || cluster ? "" : "at ")
-            + address
-            + ": "
-            + reason,
-        cause);
+        "Redis store: cannot connect to Redis " + topology.target() + ": " + reason, cause);
   }
 
-  static Throwable unwrap(Throwable e) {
+  public static Throwable unwrap(Throwable e) {
     Throwable t = e;
     while ((t instanceof CompletionException || t instanceof ExecutionException)
         && t.getCause() != null) {

@@ -1,4 +1,4 @@
-package dev.leasehold.store.redis;
+package dev.leasehold.store.redis.node;
 
 import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreSettings;
@@ -17,7 +17,7 @@ import java.util.stream.Collectors;
  * redis-sentinel://host:port[,host:port...]/db#master}. Checks are done without I/O; messages show
  * URLs with the password redacted.
  */
-final class RedisUris {
+public final class RedisUris {
   private static final String PLAIN = "expected redis://host:port[/db] or rediss://host:port[/db]";
   private static final String ANY =
       "expected redis://host:port[/db], rediss://host:port[/db] (TLS),"
@@ -27,7 +27,7 @@ final class RedisUris {
   private RedisUris() {}
 
   /** Why {@code url} cannot be used for {@code field}, or null. */
-  static String problem(String field, String url, boolean sentinelAllowed) {
+  public static String problem(String field, String url, boolean sentinelAllowed) {
     String expected = sentinelAllowed ? ANY : PLAIN;
     if (url == null || url.isBlank()) {
       return field + ": missing; " + expected;
@@ -65,7 +65,7 @@ final class RedisUris {
   }
 
   /** {@code redis-cluster://} or {@code rediss-cluster://} (TLS): seeds of a Redis Cluster. */
-  static boolean isCluster(String url) {
+  public static boolean isCluster(String url) {
     String lower = url == null ? "" : url.toLowerCase(Locale.ROOT);
     return lower.startsWith("redis-cluster://") || lower.startsWith("rediss-cluster://");
   }
@@ -99,7 +99,7 @@ final class RedisUris {
   }
 
   /** The seed nodes of a cluster URL, each with the settings' credentials and timeout. */
-  static List<RedisURI> clusterSeeds(String url, StoreSettings settings) {
+  public static List<RedisURI> clusterSeeds(String url, StoreSettings settings) {
     boolean tls = url.toLowerCase(Locale.ROOT).startsWith("rediss-");
     String rest = url.substring(url.indexOf("://") + 3);
     int at = rest.lastIndexOf('@');
@@ -116,13 +116,13 @@ final class RedisUris {
   }
 
   /** {@code cluster host:port,host:port}; never credentials. */
-  static String describeCluster(List<RedisURI> seeds) {
+  public static String describeCluster(List<RedisURI> seeds) {
     return "cluster "
         + seeds.stream().map(s -> s.getHost() + ":" + s.getPort()).collect(Collectors.joining(","));
   }
 
   /** Why {@code urls} cannot form a Redlock quorum, or null: 3 or 5 distinct plain masters. */
-  static String quorumProblem(List<String> urls) {
+  public static String quorumProblem(List<String> urls) {
     if (urls.size() != 3 && urls.size() != 5) {
       return "store.urls: Redlock needs 3 or 5 independent Redis masters, got " + urls.size();
     }
@@ -147,7 +147,7 @@ final class RedisUris {
   }
 
   /** The URI with the settings' credentials (they win over the URL's) and command timeout. */
-  static RedisURI parse(String url, StoreSettings settings) {
+  public static RedisURI parse(String url, StoreSettings settings) {
     RedisURI uri = RedisURI.create(url);
     if (settings.password() != null) {
       String user = settings.username();
@@ -164,7 +164,7 @@ final class RedisUris {
   }
 
   /** {@code host:port/db}, or the Sentinel master and its sentinels; never credentials. */
-  static String describe(RedisURI uri) {
+  public static String describe(RedisURI uri) {
     if (uri.getSentinelMasterId() != null) {
       return "master "
           + uri.getSentinelMasterId()

@@ -1,4 +1,4 @@
-package dev.leasehold.store.redis;
+package dev.leasehold.store.redis.node;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * down, commands are rejected at once instead of being queued, so a renewal can never be delivered
  * late, after the lease it extends was presumed expired.
  */
-final class RedisConnector implements AutoCloseable {
+public final class RedisConnector implements AutoCloseable {
   private final ClientResources resources;
   private final RedisClient client;
   private final Duration timeout;
@@ -36,7 +36,7 @@ final class RedisConnector implements AutoCloseable {
    * @param waitReplicas replicas that must acknowledge each claim, acquisition and renewal on every
    *     node ({@code WAIT}), 0 for none
    */
-  RedisConnector(Duration timeout, int waitReplicas) {
+  public RedisConnector(Duration timeout, int waitReplicas) {
     this.timeout = timeout;
     this.waitReplicas = waitReplicas;
     this.resources =
@@ -61,10 +61,11 @@ final class RedisConnector implements AutoCloseable {
 
   /**
    * The cluster reached through {@code seeds}, with the same fail-closed options, and a topology
-   * that follows failovers: refreshed when a command is redirected (MOVED/ASK) or a connection
-   * keeps failing, and every 5 seconds.
+   * that follows failovers: refreshed when a command is redirected (MOVED/ASK), a node is unknown
+   * or a slot uncovered, a connection fails to reconnect (at most every 0.5 s), a command times out
+   * or is refused ({@link RedisNode}, at most once a second), and every 5 seconds.
    */
-  synchronized RedisNode cluster(List<RedisURI> seeds, String address) {
+  public synchronized RedisNode cluster(List<RedisURI> seeds, String address) {
     clusterClient = RedisClusterClient.create(resources, seeds);
     clusterClient.setOptions(
         ClusterClientOptions.builder()
@@ -76,20 +77,30 @@ final class RedisConnector implements AutoCloseable {
             .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
             .timeoutOptions(TimeoutOptions.enabled(timeout))
             .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+            // the topology is read from every known node (a dead one is skipped), bounded by the
+            // connect and command timeouts of the seeds (both the store's command timeout)
             .topologyRefreshOptions(
                 ClusterTopologyRefreshOptions.builder()
                     .enableAllAdaptiveRefreshTriggers()
                     .adaptiveRefreshTriggersTimeout(Duration.ofMillis(500))
+                    // a node that cannot be reconnected at once (a dead master) triggers a read
+                    .refreshTriggersReconnectAttempts(1)
+                    .dynamicRefreshSources(true)
+                    .closeStaleConnections(true)
                     .enablePeriodicRefresh(Duration.ofSeconds(5))
                     .build())
             .build());
-    RedisNode node = new RedisNode(clusterClient, address, timeout);
+    RedisNode node = new RedisNode(new ClusterTopology(clusterClient, address), timeout, 0);
     nodes.add(node);
     return node;
   }
 
-  synchronized RedisNode node(RedisURI uri) {
-    RedisNode node = new RedisNode(client, uri, timeout, waitReplicas);
+  public synchronized RedisNode node(RedisURI uri) {
+    Topology topology =
+        uri.getSentinelMasterId() != null
+            ? new SentinelTopology(client, uri)
+            : new StandaloneTopology(client, uri);
+    RedisNode node = new RedisNode(topology, timeout, waitReplicas);
     nodes.add(node);
     return node;
   }
