@@ -106,6 +106,21 @@ final class EtcdClient {
     }
   }
 
+  /** Grants an etcd lease of {@code seconds}; returns its id. */
+  long grant(long seconds) {
+    JsonNode granted = call("/v3/lease/grant", object().put("TTL", seconds));
+    long id = granted.path("ID").asLong(0);
+    if (id == 0) {
+      throw new LeaseStoreException("etcd granted no lease: " + granted.path("error").asText(""));
+    }
+    return id;
+  }
+
+  /** Revokes an etcd lease nobody uses any more, not waiting for it. */
+  void revokeLater(long leaseId) {
+    inBackground("/v3/lease/revoke", object().put("ID", Long.toString(leaseId)));
+  }
+
   /** Sends what is queued in the background (briefly), then stops. */
   void close() {
     background.shutdown();

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.HistoryRetention;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.LeaseNames;
@@ -50,13 +51,7 @@ final class EtcdExecutionLog implements ExecutionLog {
             + "-"
             + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt());
     ObjectNode count =
-        EtcdClient.object()
-            .set(
-                "request_range",
-                EtcdClient.object()
-                    .put("key", b64(prefix))
-                    .put("range_end", EtcdKeys.rangeEnd(prefix))
-                    .put("count_only", true));
+        EtcdClient.object().set("request_range", under(prefix).put("count_only", true));
     ObjectNode request =
         EtcdKeys.txn(array(), array(EtcdKeys.put(key, toJson(record), 0), count), array());
     long stored =
@@ -68,28 +63,75 @@ final class EtcdExecutionLog implements ExecutionLog {
             .path("count")
             .asLong();
     if (stored > maxPerJob) {
-      trim(prefix, stored - maxPerJob);
+      deleteOldest(prefix, EtcdKeys.rangeEnd(prefix), stored - maxPerJob);
     }
   }
 
-  /** Deletes the {@code excess} oldest records of one job. */
-  private void trim(String prefix, long excess) {
+  /** The body of a range of every key starting with {@code prefix}. */
+  private static ObjectNode under(String prefix) {
+    return EtcdKeys.prefixRange(prefix, prefix);
+  }
+
+  /**
+   * Job by job (each found with one range of limit 1 past the previous job's keys): the keys
+   * written before the cutoff (key names begin with the writer's clock at the write), then the
+   * oldest beyond {@code max-per-job}, each a bounded range of key names and one range delete up to
+   * the last of them.
+   */
+  @Override
+  public int prune(HistoryRetention retention, Instant now, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    String all = keys.history();
+    String cutoff = EtcdKeys.encodeFiring(retention.cutoff(now));
+    long removed = 0;
+    String from = all;
+    while (removed < limit) {
+      ObjectNode next = EtcdKeys.prefixRange(from, all).put("keys_only", true).put("limit", 1);
+      JsonNode kvs = client.call("/v3/kv/range", next).path("kvs");
+      if (kvs.isEmpty()) {
+        break;
+      }
+      String key = text(kvs.get(0).get("key"));
+      int slash = key.indexOf('/', all.length());
+      if (slash < 0) {
+        break; // not a record key: nothing of ours lies past it
+      }
+      String prefix = key.substring(0, slash + 1);
+      removed += deleteOldest(prefix, b64(prefix + cutoff), limit - removed);
+      long excess = Math.min(count(prefix) - retention.maxPerJob(), limit - removed);
+      if (excess > 0) {
+        removed += deleteOldest(prefix, EtcdKeys.rangeEnd(prefix), excess);
+      }
+      from = prefix.substring(0, prefix.length() - 1) + "0"; // just past every key of this job
+    }
+    return (int) removed;
+  }
+
+  private long count(String prefix) {
+    return client
+        .call("/v3/kv/range", under(prefix).put("count_only", true))
+        .path("count")
+        .asLong();
+  }
+
+  /** Deletes at most {@code max} of the oldest keys in {@code [prefix, end)}; returns how many. */
+  private long deleteOldest(String prefix, String end, long max) {
     ObjectNode oldest =
-        EtcdClient.object()
-            .put("key", b64(prefix))
-            .put("range_end", EtcdKeys.rangeEnd(prefix))
+        EtcdKeys.keyRange(prefix)
+            .put("range_end", end)
             .put("keys_only", true)
             .put("sort_order", "ASCEND")
             .put("sort_target", "KEY")
-            .put("limit", excess);
+            .put("limit", max);
     JsonNode kvs = client.call("/v3/kv/range", oldest).path("kvs");
     if (kvs.isEmpty()) {
-      return;
+      return 0;
     }
     String last = text(kvs.get(kvs.size() - 1).get("key"));
-    ObjectNode delete =
-        EtcdClient.object().put("key", b64(prefix)).put("range_end", b64(last + "\0"));
-    client.call("/v3/kv/deleterange", delete);
+    ObjectNode delete = EtcdKeys.keyRange(prefix).put("range_end", b64(last + "\0"));
+    return client.call("/v3/kv/deleterange", delete).path("deleted").asLong();
   }
 
   @Override
@@ -99,12 +141,7 @@ final class EtcdExecutionLog implements ExecutionLog {
     }
     String prefix = job == null ? keys.history() : keys.history(LeaseNames.require(job));
     ObjectNode request =
-        EtcdClient.object()
-            .put("key", b64(prefix))
-            .put("range_end", EtcdKeys.rangeEnd(prefix))
-            .put("sort_order", "DESCEND")
-            .put("sort_target", "MOD")
-            .put("limit", limit);
+        under(prefix).put("sort_order", "DESCEND").put("sort_target", "MOD").put("limit", limit);
     List<ExecutionRecord> records = new ArrayList<>();
     for (JsonNode kv : client.call("/v3/kv/range", request).path("kvs")) {
       records.add(fromJson(text(kv.get("value"))));
@@ -132,6 +169,12 @@ final class EtcdExecutionLog implements ExecutionLog {
     if (r.detail() != null) {
       json.put("detail", r.detail());
     }
+    if (r.output() != null) {
+      json.put("output", r.output());
+    }
+    if (r.attempt() != 1) {
+      json.put("attempt", r.attempt());
+    }
     return json.toString();
   }
 
@@ -148,7 +191,9 @@ final class EtcdExecutionLog implements ExecutionLog {
           Instant.parse(j.path("finishedAt").asText()),
           Outcome.valueOf(j.path("outcome").asText()),
           j.hasNonNull("exitCode") ? j.get("exitCode").asInt() : null,
-          j.hasNonNull("detail") ? j.get("detail").asText() : null);
+          j.hasNonNull("detail") ? j.get("detail").asText() : null,
+          j.hasNonNull("output") ? j.get("output").asText() : null,
+          j.hasNonNull("attempt") ? j.get("attempt").asInt() : 1);
     } catch (java.io.IOException | RuntimeException e) {
       throw new LeaseStoreException("unreadable history record in etcd: " + e.getMessage(), e);
     }

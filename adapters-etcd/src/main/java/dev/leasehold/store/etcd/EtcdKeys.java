@@ -20,6 +20,11 @@ import java.util.regex.Pattern;
  *       orders firings as time (before the epoch too).
  *   <li>{@code <prefix>fence/<name>}: rewritten by every claim and acquisition; its {@code
  *       mod_revision} is the fence (the revision of the claiming transaction).
+ *   <li>{@code <prefix>highwater/<name>}: the high-water mark, kept apart from the keys above so
+ *       that deleting them by hand sends nothing back: the last firing claimed or recorded as
+ *       paused (encoded as the watermark), written in the same transaction as the watermark and
+ *       never lowered; its {@code mod_revision} is the fence of the last claim. A claim reads it
+ *       when the watermark key is missing.
  *   <li>{@code <prefix>history/<job>/<time>-<random>}: execution records.
  * </ul>
  */
@@ -51,6 +56,25 @@ final class EtcdKeys {
 
   String fence(String name) {
     return prefix + "fence/" + name;
+  }
+
+  /** The high-water mark of {@code name}: the highest firing claimed, never lowered. */
+  String highWater(String name) {
+    return prefix + "highwater/" + name;
+  }
+
+  /** A job's pause: {@code {"since": ms, "by": ..., "reason": ..., "stop": bool}}. */
+  String pause(String name) {
+    return prefix + "pause/" + name;
+  }
+
+  /** The latest firing a claim recorded as paused. */
+  String pausedFire(String name) {
+    return prefix + "pausedfire/" + name;
+  }
+
+  String pauses() {
+    return prefix + "pause/";
   }
 
   String leases() {
@@ -110,27 +134,33 @@ final class EtcdKeys {
   }
 
   static ObjectNode absent(String key) {
-    return EtcdClient.object()
-        .put("key", b64(key))
-        .put("target", "VERSION")
-        .put("result", "EQUAL")
-        .put("version", "0");
+    return compare(key, "VERSION", "EQUAL", "version", "0");
+  }
+
+  static ObjectNode present(String key) {
+    return compare(key, "VERSION", "GREATER", "version", "0");
   }
 
   static ObjectNode valueIs(String key, String value) {
-    return EtcdClient.object()
-        .put("key", b64(key))
-        .put("target", "VALUE")
-        .put("result", "EQUAL")
-        .put("value", b64(value));
+    return compare(key, "VALUE", "EQUAL", "value", b64(value));
   }
 
   static ObjectNode valueLess(String key, String value) {
+    return compare(key, "VALUE", "LESS", "value", b64(value));
+  }
+
+  /** The etcd lease {@code key} is attached to is {@code leaseId}. */
+  static ObjectNode leaseIs(String key, long leaseId) {
+    return compare(key, "LEASE", "EQUAL", "lease", Long.toString(leaseId));
+  }
+
+  private static ObjectNode compare(
+      String key, String target, String result, String field, String operand) {
     return EtcdClient.object()
         .put("key", b64(key))
-        .put("target", "VALUE")
-        .put("result", "LESS")
-        .put("value", b64(value));
+        .put("target", target)
+        .put("result", result)
+        .put(field, operand);
   }
 
   static ObjectNode put(String key, String value, long leaseId) {
@@ -141,20 +171,38 @@ final class EtcdKeys {
     return EtcdClient.object().set("request_put", put);
   }
 
-  static ObjectNode range(String key) {
-    return EtcdClient.object().set("request_range", EtcdClient.object().put("key", b64(key)));
+  /**
+   * The body of a range (or range delete) of one key, for {@code /v3/kv/range} or {@link #range}.
+   */
+  static ObjectNode keyRange(String key) {
+    return EtcdClient.object().put("key", b64(key));
   }
 
+  /**
+   * The body of a range (or range delete) of the keys from {@code from} up to every key starting
+   * with {@code prefix}; {@code from} is {@code prefix} for all of them.
+   */
+  static ObjectNode prefixRange(String from, String prefix) {
+    return EtcdClient.object().put("key", b64(from)).put("range_end", rangeEnd(prefix));
+  }
+
+  /** A range of one key, as an operation of a transaction. */
+  static ObjectNode range(String key) {
+    return EtcdClient.object().set("request_range", keyRange(key));
+  }
+
+  /** A range of every key starting with {@code prefix}, as an operation of a transaction. */
   static ObjectNode rangePrefix(String prefix) {
-    return EtcdClient.object()
-        .set(
-            "request_range",
-            EtcdClient.object().put("key", b64(prefix)).put("range_end", rangeEnd(prefix)));
+    return EtcdClient.object().set("request_range", prefixRange(prefix, prefix));
   }
 
   static ObjectNode deleteReturningPrevious(String key) {
-    return EtcdClient.object()
-        .set("request_delete_range", EtcdClient.object().put("key", b64(key)).put("prev_kv", true));
+    return EtcdClient.object().set("request_delete_range", keyRange(key).put("prev_kv", true));
+  }
+
+  /** A nested transaction, as an operation of a transaction. */
+  static ObjectNode nested(ObjectNode txn) {
+    return EtcdClient.object().set("request_txn", txn);
   }
 
   static ObjectNode txn(ArrayNode compare, ArrayNode success, ArrayNode failure) {
@@ -176,6 +224,11 @@ final class EtcdKeys {
   /** The key-values of the {@code i}-th range answer of a transaction's responses. */
   static JsonNode kvs(JsonNode responses, int i) {
     return responses.path(i).path("response_range").path("kvs");
+  }
+
+  /** The firing a watermark or high-water key holds, or null when {@code kv} is missing. */
+  static Instant firingOf(JsonNode kv) {
+    return kv.isMissingNode() ? null : decodeFiring(text(kv.get("value")));
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.leasehold.store.etcd;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.LeaseStore;
 import java.time.Clock;
@@ -32,9 +31,7 @@ final class EtcdStoreBackend implements dev.leasehold.core.store.StoreBackend {
   /** A linearizable read: answers only when the member reaches a leader with a quorum. */
   @Override
   public void ping() {
-    ObjectNode request =
-        EtcdClient.object().put("key", EtcdKeys.b64(keys.ping())).put("count_only", true);
-    client.call("/v3/kv/range", request);
+    client.call("/v3/kv/range", EtcdKeys.keyRange(keys.ping()).put("count_only", true));
   }
 
   @Override

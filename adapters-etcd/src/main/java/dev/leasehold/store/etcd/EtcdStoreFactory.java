@@ -1,7 +1,9 @@
 package dev.leasehold.store.etcd;
 
+import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
+import dev.leasehold.core.store.StoreOption;
 import dev.leasehold.core.store.StoreSettings;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -17,11 +19,18 @@ import java.util.Set;
  */
 public final class EtcdStoreFactory implements StoreFactory {
   static final String ETCD = "etcd";
-  private static final String HISTORY_MAX = "history-max";
+  private static final StoreOption<Long> HISTORY_MAX =
+      StoreOption.positiveWholeNumber(
+          "history-max", EtcdExecutionLog.DEFAULT_MAX_PER_JOB, "Records kept per job.");
 
   @Override
   public Set<String> types() {
     return Set.of(ETCD);
+  }
+
+  @Override
+  public List<StoreOption<?>> options() {
+    return List.of(HISTORY_MAX);
   }
 
   @Override
@@ -57,35 +66,51 @@ public final class EtcdStoreFactory implements StoreFactory {
     if (common != null) {
       return common;
     }
-    return settings.positiveWholeNumberOptionProblem(HISTORY_MAX);
+    return StoreOption.problem(options(), settings);
   }
 
   /** {@code http(s)://host[:port]} and nothing else; the message never repeats a password. */
   private static String endpointProblem(String url) {
-    if (url == null || url.isBlank()) {
-      return "must not be blank";
+    try {
+      endpoint(url);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
     }
+  }
+
+  /**
+   * The member at {@code url} as {@code scheme://host:port/} (port 2379 when none is given); a URL
+   * that is not {@code http(s)://host[:port]} throws, with a message that never repeats a password.
+   */
+  static URI endpoint(String url) {
+    if (url == null || url.isBlank()) {
+      throw new IllegalArgumentException("must not be blank");
+    }
+    String shown = Redaction.redactUrl(url);
     URI uri;
     try {
       uri = new URI(url.trim());
     } catch (URISyntaxException e) {
-      return "not a URL: " + dev.leasehold.core.store.Redaction.redactUrl(url);
+      throw new IllegalArgumentException("not a URL: " + shown);
     }
-    String shown = dev.leasehold.core.store.Redaction.redactUrl(url);
     if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
-      return "expected http://host:2379 or https://host:2379, got " + shown;
+      throw new IllegalArgumentException(
+          "expected http://host:2379 or https://host:2379, got " + shown);
     }
     if (uri.getHost() == null) {
-      return "no host in " + shown;
+      throw new IllegalArgumentException("no host in " + shown);
     }
     if (uri.getUserInfo() != null) {
-      return "put credentials in store.username and store.password, not in the URL";
+      throw new IllegalArgumentException(
+          "put credentials in store.username and store.password, not in the URL");
     }
     if (uri.getPath() != null && !uri.getPath().isEmpty() && !uri.getPath().equals("/")
         || uri.getQuery() != null) {
-      return "expected no path or query, got " + shown;
+      throw new IllegalArgumentException("expected no path or query, got " + shown);
     }
-    return null;
+    int port = uri.getPort() < 0 ? 2379 : uri.getPort();
+    return URI.create(uri.getScheme() + "://" + uri.getHost() + ":" + port + "/");
   }
 
   @Override
@@ -99,12 +124,9 @@ public final class EtcdStoreFactory implements StoreFactory {
         settings.url() != null && !settings.url().isBlank()
             ? List.of(settings.url())
             : settings.urls()) {
-      URI uri = URI.create(url.trim());
-      int port = uri.getPort() < 0 ? 2379 : uri.getPort();
-      endpoints.add(URI.create(uri.getScheme() + "://" + uri.getHost() + ":" + port + "/"));
+      endpoints.add(endpoint(url));
     }
-    long maxPerJob =
-        settings.positiveWholeNumberOption(HISTORY_MAX, EtcdExecutionLog.DEFAULT_MAX_PER_JOB);
+    long maxPerJob = HISTORY_MAX.value(settings);
     EtcdClient client =
         new EtcdClient(
             endpoints, settings.username(), settings.password(), settings.commandTimeout());

@@ -5,9 +5,11 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
+import com.mongodb.client.model.Projections;
 import com.mongodb.client.model.Sorts;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.HistoryRetention;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import java.time.Duration;
@@ -53,7 +55,9 @@ public final class MongoExecutionLog implements ExecutionLog {
             .append("finishedAt", Date.from(r.finishedAt()))
             .append("outcome", r.outcome().name())
             .append("exitCode", r.exitCode())
-            .append("detail", r.detail());
+            .append("detail", r.detail())
+            .append("output", r.output())
+            .append("attempt", r.attempt());
     MongoErrors.call(
         "execution record of " + r.job(),
         () -> {
@@ -79,6 +83,62 @@ public final class MongoExecutionLog implements ExecutionLog {
           }
           return out;
         });
+  }
+
+  /**
+   * Documents whose {@code finishedAt} is before the cutoff, then the oldest of every job beyond
+   * {@code max-per-job} (jobs from {@code distinct}, each counted), each step a bounded find of ids
+   * through an index followed by one {@code deleteMany} of those ids. The TTL index, where the
+   * server honours it, removes old documents on its own as well; this keeps the bound on servers
+   * that do not and for {@code max-per-job}.
+   */
+  @Override
+  public int prune(HistoryRetention retention, Instant now, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    return MongoErrors.call(
+        "history prune",
+        () -> {
+          ensureIndexes();
+          int removed =
+              delete(
+                  executions
+                      .find(Filters.lt("finishedAt", Date.from(retention.cutoff(now))))
+                      .projection(Projections.include("_id"))
+                      .limit(limit));
+          if (removed == limit) {
+            return removed;
+          }
+          for (String job : executions.distinct("job", String.class)) {
+            if (executions.countDocuments(Filters.eq("job", job)) <= retention.maxPerJob()) {
+              continue;
+            }
+            removed +=
+                delete(
+                    executions
+                        .find(Filters.eq("job", job))
+                        .sort(Sorts.descending("startedAt", "_id"))
+                        .skip(retention.maxPerJob())
+                        .projection(Projections.include("_id"))
+                        .limit(limit - removed));
+            if (removed == limit) {
+              break;
+            }
+          }
+          return removed;
+        });
+  }
+
+  private int delete(Iterable<Document> found) {
+    List<Object> ids = new ArrayList<>();
+    for (Document d : found) {
+      ids.add(d.get("_id"));
+    }
+    if (ids.isEmpty()) {
+      return 0;
+    }
+    return (int) executions.deleteMany(Filters.in("_id", ids)).getDeletedCount();
   }
 
   private void ensureIndexes() {
@@ -135,6 +195,7 @@ public final class MongoExecutionLog implements ExecutionLog {
   private static ExecutionRecord fromDocument(Document d) {
     Number fence = d.get("fence", Number.class);
     Number exitCode = d.get("exitCode", Number.class);
+    Number attempt = d.get("attempt", Number.class);
     return new ExecutionRecord(
         d.getString("job"),
         instant(d, "fireTime"),
@@ -145,7 +206,9 @@ public final class MongoExecutionLog implements ExecutionLog {
         instant(d, "finishedAt"),
         Outcome.valueOf(d.getString("outcome").toUpperCase(Locale.ROOT)),
         exitCode == null ? null : exitCode.intValue(),
-        d.getString("detail"));
+        d.getString("detail"),
+        d.getString("output"),
+        attempt == null ? 1 : attempt.intValue());
   }
 
   private static Instant instant(Document d, String field) {

@@ -3,6 +3,7 @@ package dev.leasehold.store.mongo;
 import com.mongodb.client.MongoCollection;
 import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.lease.LeaseState;
+import dev.leasehold.core.lease.Pause;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
@@ -70,7 +71,11 @@ final class MongoLeaseStates {
                     .append("lastFire", 1)
                     .append("fence", 1)
                     .append("leaseUntil", leaseEnd)
-                    .append("held", new Document("$gt", List.of(leaseEnd, "$$NOW")))));
+                    .append("held", new Document("$gt", List.of(leaseEnd, "$$NOW")))
+                    .append("paused", 1)
+                    .append("pausedBy", 1)
+                    .append("pausedReason", 1)
+                    .append("pauseStop", 1)));
     return MongoErrors.call(
         "read of lease states",
         () -> {
@@ -92,6 +97,13 @@ final class MongoLeaseStates {
         until == null ? null : until.toInstant(),
         lastFire == null ? null : lastFire.toInstant(),
         fence == null ? 0 : fence.longValue(),
-        Boolean.TRUE.equals(d.getBoolean("held")));
+        Boolean.TRUE.equals(d.getBoolean("held")),
+        d.getDate("paused") == null
+            ? null
+            : new Pause(
+                d.getDate("paused").toInstant(),
+                d.getString("pausedBy"),
+                d.getString("pausedReason"),
+                Boolean.TRUE.equals(d.getBoolean("pauseStop"))));
   }
 }

@@ -10,12 +10,15 @@ import com.mongodb.MongoException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
+import dev.leasehold.core.lease.ClaimResult;
+import dev.leasehold.core.lease.DeletedRecords;
 import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.Pause;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,9 +75,11 @@ public final class MongoLeaseStore implements LeaseStore {
   private static final Document LIVE = new Document("$gt", List.of(LEASE_END, "$$NOW"));
 
   private final MongoCollection<Document> leases;
+  private final HighWater highWater;
   private final Runnable onClose;
   private final Supplier<Date> serverNow;
   private final FindOneAndUpdateOptions afterUpdate;
+  private volatile MongoNodes nodes;
 
   /**
    * @param leases the lease collection, with write concern majority and read concern majority
@@ -89,7 +94,20 @@ public final class MongoLeaseStore implements LeaseStore {
    *     server without the aggregation operators, or {@code null}
    */
   MongoLeaseStore(MongoCollection<Document> leases, Supplier<Date> serverNow, Runnable onClose) {
+    this(leases, null, serverNow, onClose);
+  }
+
+  /**
+   * @param highWater the collection of high-water documents ({@link HighWater}), or {@code null}
+   *     for none (then a deleted lease document is restored from this client's own fences only)
+   */
+  MongoLeaseStore(
+      MongoCollection<Document> leases,
+      MongoCollection<Document> highWater,
+      Supplier<Date> serverNow,
+      Runnable onClose) {
     this.leases = leases;
+    this.highWater = new HighWater(highWater);
     this.serverNow = serverNow;
     this.onClose = onClose;
     this.afterUpdate = new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER);
@@ -97,8 +115,133 @@ public final class MongoLeaseStore implements LeaseStore {
 
   @Override
   public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
+    return decide(name, firing, holder, ttl, false).leaseIfWon();
+  }
+
+  @Override
+  public ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
+    return decide(name, firing, holder, ttl, true);
+  }
+
+  /**
+   * The claim; when refused, the paused claim ({@link #recordPaused}); when that is refused too and
+   * {@code why}, the reason read back (a hint, as the port's default).
+   */
+  private ClaimResult decide(
+      String name, Instant firing, String holder, Duration ttl, boolean why) {
     LeaseArguments.name(name);
-    return take(name, holder, ttl, Date.from(LeaseArguments.firing(firing)));
+    Date at = Date.from(LeaseArguments.firing(firing));
+    Optional<Lease> won = take(name, holder, ttl, at);
+    if (won.isPresent()) {
+      return ClaimResult.won(won.get());
+    }
+    if (recordPaused(name, at)) {
+      return ClaimResult.paused(at.toInstant());
+    }
+    return why ? ClaimResult.refusal(inspect(name), at.toInstant()) : ClaimResult.held(null, null);
+  }
+
+  /**
+   * A claim of a paused name: one conditional update ({@code _id}, {@code paused} present, the
+   * watermark before the firing) that moves the watermark and {@code pausedFire} to the firing and
+   * stamps this claim's token in {@code pauseClaim}, starting no lease. Atomic like the claim: of
+   * racing callers only one matches, and the answer carries its token.
+   */
+  private boolean recordPaused(String name, Date firing) {
+    String token = LeaseArguments.newToken();
+    Document paused =
+        new Document("_id", name)
+            .append("paused", new Document("$exists", true))
+            .append(
+                "$or",
+                List.of(
+                    new Document("lastFire", new Document("$lt", firing)),
+                    new Document("lastFire", new Document("$exists", false))));
+    Document recorded =
+        MongoErrors.call(
+            "claim of " + name,
+            () ->
+                leases.findOneAndUpdate(
+                    paused,
+                    combine(
+                        set("lastFire", firing),
+                        set("pausedFire", firing),
+                        set("pauseClaim", token)),
+                    afterUpdate));
+    boolean ours = recorded != null && token.equals(recorded.getString("pauseClaim"));
+    if (ours) {
+      highWater.granted(name, 0, firing);
+    }
+    return ours;
+  }
+
+  @Override
+  public boolean supportsPause() {
+    return true;
+  }
+
+  /**
+   * Writes who and why, then stamps {@code paused} with the server's clock where it is not yet set
+   * (the claim's filter sees it from then on); a name never leased first gets its free document.
+   */
+  @Override
+  public Pause pause(String name, String by, String reason, boolean stopRunning) {
+    LeaseArguments.name(name);
+    Pause.check(by, reason);
+    MongoErrors.call(
+        "pause of " + name,
+        () -> {
+          createFree(name, highWater.seed(name));
+          leases.updateOne(
+              new Document("_id", name),
+              combine(
+                  set("pausedBy", by), set("pausedReason", reason), set("pauseStop", stopRunning)));
+          leases.updateOne(
+              new Document("_id", name).append("paused", new Document("$exists", false)),
+              currentDate("paused"));
+          return null;
+        });
+    return inspect(name)
+        .map(LeaseState::pause)
+        .orElseThrow(() -> new LeaseStoreException("MongoDB pause of " + name + " was lost"));
+  }
+
+  /**
+   * One conditional update that removes the pause, guarded by the watermark it read; with catch-up
+   * it also lowers that watermark by a millisecond when it is the firing a paused claim recorded.
+   */
+  @Override
+  public boolean resume(String name, boolean catchUp) {
+    LeaseArguments.name(name);
+    return MongoErrors.call(
+        "resume of " + name,
+        () -> {
+          while (true) {
+            Document d = leases.find(new Document("_id", name)).first();
+            if (d == null || d.get("paused") == null) {
+              return false;
+            }
+            Date last = d.getDate("lastFire");
+            boolean rollBack = catchUp && last != null && last.equals(d.getDate("pausedFire"));
+            List<Bson> changes =
+                new ArrayList<>(
+                    List.of(
+                        unset("paused"),
+                        unset("pausedBy"),
+                        unset("pausedReason"),
+                        unset("pauseStop")));
+            if (rollBack) {
+              changes.add(set("lastFire", new Date(last.getTime() - 1)));
+            }
+            Document guard =
+                new Document("_id", name)
+                    .append("paused", new Document("$exists", true))
+                    .append("lastFire", last == null ? new Document("$exists", false) : last);
+            if (leases.updateOne(guard, combine(changes)).getMatchedCount() == 1) {
+              return true;
+            }
+          }
+        });
   }
 
   @Override
@@ -124,6 +267,7 @@ public final class MongoLeaseStore implements LeaseStore {
     Document free = new Document("_id", name).append("$expr", EXPIRED);
     if (firing != null) {
       changes.add(set("lastFire", firing));
+      free.append("paused", new Document("$exists", false));
       free.append(
           "$or",
           List.of(
@@ -131,38 +275,66 @@ public final class MongoLeaseStore implements LeaseStore {
               new Document("lastFire", new Document("$exists", false))));
     }
     Bson update = combine(changes);
+    Document[] seeded = new Document[1];
     Document won =
         MongoErrors.call(
             "claim of " + name,
             () -> {
               Document taken = leases.findOneAndUpdate(free, update, afterUpdate);
-              if (taken == null && createFree(name)) {
-                taken = leases.findOneAndUpdate(free, update, afterUpdate);
+              if (taken == null) {
+                Document seed = highWater.seed(name);
+                if (createFree(name, seed)) {
+                  seeded[0] = seed;
+                  taken = leases.findOneAndUpdate(free, update, afterUpdate);
+                }
               }
               return taken;
             });
-    if (won == null) {
+    Lease lease = won == null ? null : checked(name, holder, token, ttlMs, won);
+    // the client that put the seed back logs it, whether or not its own update then won: another
+    // replica's claim may take the restored document first, and that one did not see the delete
+    if (seeded[0] != null && HighWater.restores(seeded[0])) {
+      String what =
+          "its document in "
+              + leases.getNamespace().getCollectionName()
+              + " was missing; fence and watermark taken from "
+              + highWater.describe()
+              + " and this client's own fences";
+      long known = seeded[0].get("fence", Number.class).longValue();
+      LOG.warn(
+          lease != null && token.equals(won.getString("token"))
+              ? DeletedRecords.restored(name, what, known, lease.fence())
+              : DeletedRecords.restored(name, what, known));
+    }
+    if (lease == null) {
       LOG.debug("lease {} is held or its firing was already claimed", name);
       return Optional.empty();
     }
-    return Optional.of(checked(name, holder, token, ttlMs, won));
+    highWater.granted(name, lease.fence(), firing);
+    return Optional.of(lease);
   }
 
   /**
-   * Inserts the free document of a name never leased ({@code fence 0}, ended at the epoch), so that
-   * the conditional update can take it. True when this call inserted it; false when it exists
-   * (duplicate key 11000 on {@code _id}: someone else created it, and the refusal stands). The
-   * insert names its {@code _id} itself, the most basic write there is, and what it wrote is
-   * counted back, so a server that files it under another key or accepts a second document with the
-   * same {@code _id} is caught here instead of letting two callers each take "their" document.
+   * Inserts the free document of a name never leased ({@code fence 0}, ended at the epoch), or of a
+   * name whose document was deleted by hand (fence and watermark from {@code seed}, the highest
+   * known: {@link HighWater}), so that the conditional update can take it. True when this call
+   * inserted it; false when it exists (duplicate key 11000 on {@code _id}: someone else created it,
+   * and the refusal stands). The insert names its {@code _id} itself, the most basic write there
+   * is, and what it wrote is counted back, so a server that files it under another key or accepts a
+   * second document with the same {@code _id} is caught here instead of letting two callers each
+   * take "their" document.
    */
-  private boolean createFree(String name) {
+  private boolean createFree(String name, Document seed) {
     try {
-      leases.insertOne(
+      Document free =
           new Document("_id", name)
-              .append("fence", 0L)
+              .append("fence", seed.get("fence", Number.class).longValue())
               .append("ttlMs", 0L)
-              .append("leaseStart", new Date(0)));
+              .append("leaseStart", new Date(0));
+      if (seed.get("lastFire") instanceof Date last) {
+        free.append("lastFire", last);
+      }
+      leases.insertOne(free);
     } catch (MongoException e) {
       if (MongoErrors.isDuplicateKey(e)) {
         return false;
@@ -225,7 +397,12 @@ public final class MongoLeaseStore implements LeaseStore {
                     .updateOne(
                         new Document("_id", lease.name())
                             .append("token", lease.token())
-                            .append("$expr", LIVE),
+                            .append("$expr", LIVE)
+                            .append(
+                                "$or",
+                                List.of(
+                                    new Document("paused", new Document("$exists", false)),
+                                    new Document("pauseStop", new Document("$ne", true)))),
                         combine(set("ttlMs", ttlMs), currentDate("leaseStart")))
                     .getMatchedCount());
     if (matched == 0) {
@@ -260,6 +437,72 @@ public final class MongoLeaseStore implements LeaseStore {
   public Optional<LeaseState> inspect(String name) {
     LeaseArguments.name(name);
     return MongoLeaseStates.read(leases, new Document("_id", name), serverNow).stream().findFirst();
+  }
+
+  /** With a high-water collection only: without one, a forgotten fence could go back. */
+  @Override
+  public boolean supportsForget() {
+    return highWater.kept();
+  }
+
+  /**
+   * Reads the document, raises its high-water marks to its fence and watermark, then deletes it
+   * with one {@code deleteOne} whose filter requires the fence read (no claim came in between), no
+   * pause and an expired lease on {@code $$NOW}. For a self-check scratch name the marks go too.
+   */
+  @Override
+  public boolean forget(String name) {
+    LeaseArguments.name(name);
+    if (!supportsForget()) {
+      return LeaseStore.super.forget(name);
+    }
+    boolean scratch = dev.leasehold.core.store.StoreSelfCheck.isScratch(name);
+    return MongoErrors.call(
+        "forget of " + name,
+        () -> {
+          Document doc = leases.find(new Document("_id", name)).first();
+          if (doc == null || doc.get("paused") != null || doc.get("fence") == null) {
+            return false;
+          }
+          if (!scratch) {
+            highWater.raiseBeforeDelete(
+                name, doc.get("fence", Number.class).longValue(), doc.getDate("lastFire"));
+          }
+          Document filter =
+              new Document("_id", name)
+                  .append("fence", doc.get("fence"))
+                  .append("paused", new Document("$exists", false))
+                  .append("$expr", EXPIRED);
+          boolean deleted = leases.deleteOne(filter).getDeletedCount() == 1;
+          if (deleted && scratch) {
+            highWater.drop(name);
+          }
+          return deleted;
+        });
+  }
+
+  /** Keeps node records in {@code collection} ({@link MongoNodes}); returns this store. */
+  MongoLeaseStore keepingNodes(MongoCollection<Document> collection) {
+    this.nodes = new MongoNodes(collection);
+    return this;
+  }
+
+  @Override
+  public boolean supportsNodes() {
+    return nodes != null;
+  }
+
+  @Override
+  public void publishNode(dev.leasehold.core.lease.NodeRecord node, Duration ttl) {
+    if (nodes == null) {
+      LeaseStore.super.publishNode(node, ttl);
+    }
+    nodes.publish(node, ttl);
+  }
+
+  @Override
+  public List<dev.leasehold.core.lease.NodeRecord> nodes() {
+    return nodes == null ? LeaseStore.super.nodes() : nodes.read();
   }
 
   @Override

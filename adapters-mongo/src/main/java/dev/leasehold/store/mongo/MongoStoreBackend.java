@@ -3,6 +3,7 @@ package dev.leasehold.store.mongo;
 import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.connection.ServerDescription;
 import dev.leasehold.core.job.ExecutionLog;
@@ -40,7 +41,11 @@ final class MongoStoreBackend implements StoreBackend {
     // the client belongs to this backend: closing the lease store alone leaves it open
     this.leases =
         new MongoLeaseStore(
-            database.getCollection(config.leaseCollection()), serverClock(database), () -> {});
+                database.getCollection(config.leaseCollection()),
+                highWater(database, config),
+                serverClock(database),
+                () -> {})
+            .keepingNodes(nodeCollection(database, config));
     this.executions =
         new MongoExecutionLog(
             database.getCollection(config.executionCollection()), config.historyRetention());
@@ -52,7 +57,21 @@ final class MongoStoreBackend implements StoreBackend {
         MongoErrors.call("client creation", () -> MongoClients.create(config.clientSettings()));
     MongoDatabase database = client.getDatabase(config.database());
     return new MongoLeaseStore(
-        database.getCollection(config.leaseCollection()), serverClock(database), client::close);
+            database.getCollection(config.leaseCollection()),
+            highWater(database, config),
+            serverClock(database),
+            client::close)
+        .keepingNodes(nodeCollection(database, config));
+  }
+
+  /** {@code <lease collection>.fences}: the high-water marks of the lease documents. */
+  static MongoCollection<Document> highWater(MongoDatabase database, MongoStoreConfig config) {
+    return database.getCollection(config.leaseCollection() + ".fences");
+  }
+
+  /** The node records: {@code <lease collection>_nodes}, next to the leases. */
+  static MongoCollection<Document> nodeCollection(MongoDatabase database, MongoStoreConfig config) {
+    return database.getCollection(config.leaseCollection() + "_nodes");
   }
 
   /**

@@ -5,7 +5,6 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCredential;
 import com.mongodb.ReadConcern;
 import com.mongodb.WriteConcern;
-import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.store.StoreSettings;
 import java.time.Duration;
 import java.util.List;
@@ -89,19 +88,7 @@ record MongoStoreConfig(
       throw new IllegalArgumentException(
           "store.options.execution-collection: must differ from the lease collection " + leases);
     }
-    Duration retention = DEFAULT_RETENTION;
-    String retentionText = settings.options().get("history-retention");
-    if (retentionText != null) {
-      try {
-        retention = Durations.parse(retentionText);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("store.options.history-retention: " + e.getMessage(), e);
-      }
-      if (retention.getSeconds() < 1) {
-        throw new IllegalArgumentException(
-            "store.options.history-retention: must be at least 1s, got " + retentionText);
-      }
-    }
+    Duration retention = MongoStoreFactory.HISTORY_RETENTION.value(settings);
     if (settings.commandTimeout().toMillis() < 1) {
       throw new IllegalArgumentException("command timeout must be at least 1ms");
     }

@@ -5,6 +5,7 @@ import static dev.leasehold.store.zookeeper.ZooKeeperSession.statOf;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.HistoryRetention;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.LeaseNames;
@@ -31,6 +32,9 @@ final class ZooKeeperExecutionLog implements ExecutionLog {
   static final long DEFAULT_MAX_PER_JOB = 1000;
   private static final int TRIM_EVERY = 10;
   private static final String FIELD = "\u001f";
+
+  /** A field that is {@code null}. */
+  private static final String NONE = "\u0000";
 
   private final ZooKeeperSession session;
   private final ZooKeeperPaths paths;
@@ -92,6 +96,82 @@ final class ZooKeeperExecutionLog implements ExecutionLog {
     }
   }
 
+  /**
+   * Job by job: the oldest records beyond {@code max-per-job} (sequence order), then, reading the
+   * oldest of the rest in small consistent batches, those created (on the server's clock) before
+   * the cutoff, until one is younger. The deletes go in {@code multi}s of at most 500; a record
+   * another pruner deleted first is skipped.
+   */
+  @Override
+  public int prune(HistoryRetention retention, Instant now, int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    paths.ensureLayout(session);
+    long cutoff = retention.cutoff(now).toEpochMilli();
+    List<String> doomed = new ArrayList<>();
+    for (String job : children(paths.history())) {
+      if (doomed.size() >= limit) {
+        break;
+      }
+      String parent = paths.history(job);
+      List<String> records = children(parent).stream().map(r -> parent + "/" + r).toList();
+      int i = 0;
+      for (; i < records.size() - retention.maxPerJob() && doomed.size() < limit; i++) {
+        doomed.add(records.get(i));
+      }
+      boolean young = false;
+      while (!young && i < records.size() && doomed.size() < limit) {
+        List<String> batch =
+            records.subList(i, Math.min(records.size(), i + Math.min(100, limit - doomed.size())));
+        List<OpResult> read = session.read(batch);
+        for (int k = 0; k < batch.size() && !young; k++, i++) {
+          var stat = statOf(read.get(k));
+          if (stat == null) {
+            continue; // already gone
+          }
+          if (stat.getCtime() < cutoff) {
+            doomed.add(batch.get(k));
+          } else {
+            young = true;
+          }
+        }
+      }
+    }
+    int removed = 0;
+    for (int from = 0; from < doomed.size(); from += 500) {
+      removed += delete(doomed.subList(from, Math.min(doomed.size(), from + 500)));
+    }
+    return removed;
+  }
+
+  /** Deletes the nodes in one {@code multi}, or one by one when another pruner took some first. */
+  private int delete(List<String> nodes) {
+    try {
+      session.multi(nodes.stream().map(n -> Op.delete(n, -1)).toList());
+      return nodes.size();
+    } catch (KeeperException.NoNodeException e) {
+      int removed = 0;
+      for (String node : nodes) {
+        try {
+          session.call(
+              () -> {
+                session.zk().delete(node, -1);
+                return null;
+              });
+          removed++;
+        } catch (KeeperException.NoNodeException gone) {
+          // deleted by another pruner
+        } catch (KeeperException again) {
+          throw session.failure(again);
+        }
+      }
+      return removed;
+    } catch (KeeperException e) {
+      throw session.failure(e);
+    }
+  }
+
   @Override
   public List<ExecutionRecord> recent(String job, int limit) {
     if (limit < 1) {
@@ -145,14 +225,21 @@ final class ZooKeeperExecutionLog implements ExecutionLog {
         r.trigger().name(),
         r.startedAt().toString(),
         r.finishedAt().toString(),
-        r.outcome().name(),
+        // a retry's attempt goes with its outcome ("FAILED@2"): the output must stay the last field
+        r.attempt() == 1 ? r.outcome().name() : r.outcome().name() + "@" + r.attempt(),
         r.exitCode() == null ? "" : r.exitCode().toString(),
-        r.detail() == null ? "\u0000" : r.detail());
+        r.detail() == null ? NONE : r.detail().replace(FIELD, " "),
+        r.output() == null ? NONE : r.output());
   }
 
   private static ExecutionRecord decode(String data) {
     try {
-      String[] f = data.split(FIELD, -1);
+      // the output is the last field and may hold anything, the separator included; records
+      // written before output was kept have ten fields
+      String[] f = data.split(FIELD, 11);
+      int at = f[7].indexOf('@');
+      String outcome = at < 0 ? f[7] : f[7].substring(0, at);
+      int attempt = at < 0 ? 1 : Integer.parseInt(f[7].substring(at + 1));
       return new ExecutionRecord(
           f[0],
           Instant.parse(f[1]),
@@ -161,9 +248,11 @@ final class ZooKeeperExecutionLog implements ExecutionLog {
           TriggerKind.valueOf(f[4]),
           Instant.parse(f[5]),
           Instant.parse(f[6]),
-          Outcome.valueOf(f[7]),
+          Outcome.valueOf(outcome),
           f[8].isEmpty() ? null : Integer.valueOf(f[8]),
-          f[9].equals("\u0000") ? null : f[9]);
+          f[9].equals(NONE) ? null : f[9],
+          f.length < 11 || f[10].equals(NONE) ? null : f[10],
+          attempt);
     } catch (RuntimeException e) {
       throw new LeaseStoreException("unreadable history record in ZooKeeper: " + e.getMessage(), e);
     }

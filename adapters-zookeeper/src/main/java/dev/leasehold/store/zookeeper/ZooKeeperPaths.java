@@ -3,8 +3,9 @@ package dev.leasehold.store.zookeeper;
 import java.util.regex.Pattern;
 
 /**
- * The nodes of one store: {@code <chroot>/<key-prefix>/{jobs,leases,history,clock}}. The chroot
- * comes from the URL, the key prefix (default {@code leasehold}) from {@code store.key-prefix}.
+ * The nodes of one store: {@code
+ * <chroot>/<key-prefix>/{jobs,leases,highwater,history,clock,nodes}}. The chroot comes from the
+ * URL, the key prefix (default {@code leasehold}) from {@code store.key-prefix}.
  */
 final class ZooKeeperPaths {
   static final String DEFAULT_PREFIX = "leasehold";
@@ -41,6 +42,19 @@ final class ZooKeeperPaths {
     return base + "/leases/" + name;
   }
 
+  String highWaters() {
+    return base + "/highwater";
+  }
+
+  /** The high-water mark of {@code name} ({@link HighWater}). */
+  String highWater(String name) {
+    return base + "/highwater/" + name;
+  }
+
+  String nodes() {
+    return base + "/nodes";
+  }
+
   String history() {
     return base + "/history";
   }
@@ -58,6 +72,7 @@ final class ZooKeeperPaths {
     if (!laidOut) {
       session.ensure(jobs());
       session.ensure(leases());
+      session.ensure(highWaters());
       session.ensure(history());
       session.ensure(clock());
       laidOut = true;

@@ -186,20 +186,24 @@ final class ZooKeeperSession implements AutoCloseable {
     }
   }
 
-  /** Creates a persistent node and its parents unless they exist. */
+  /**
+   * Creates a persistent node unless it exists, and its parents only when it has none: one request
+   * when the parent is there, walking up only as far as nodes are missing.
+   */
   void ensure(String path) {
-    int from = 1;
-    while (from > 0) {
-      int slash = path.indexOf('/', from);
-      String prefix = slash < 0 ? path : path.substring(0, slash);
-      try {
-        call(() -> zk().create(prefix, new byte[0], acl, CreateMode.PERSISTENT));
-      } catch (KeeperException.NodeExistsException e) {
-        // already there
-      } catch (KeeperException e) {
-        throw failure(e);
+    try {
+      call(() -> zk().create(path, new byte[0], acl, CreateMode.PERSISTENT));
+    } catch (KeeperException.NodeExistsException e) {
+      // already there
+    } catch (KeeperException.NoNodeException e) {
+      String parent = path.substring(0, path.lastIndexOf('/'));
+      if (parent.isEmpty()) {
+        throw failure(e); // the root is always there: not a missing parent
       }
-      from = slash < 0 ? -1 : slash + 1;
+      ensure(parent);
+      ensure(path);
+    } catch (KeeperException e) {
+      throw failure(e);
     }
   }
 

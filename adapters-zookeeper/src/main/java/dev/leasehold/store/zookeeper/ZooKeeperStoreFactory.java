@@ -1,10 +1,12 @@
 package dev.leasehold.store.zookeeper;
 
-import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
+import dev.leasehold.core.store.StoreOption;
 import dev.leasehold.core.store.StoreSettings;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -18,9 +20,18 @@ import java.util.regex.Pattern;
  */
 public final class ZooKeeperStoreFactory implements StoreFactory {
   static final String ZOOKEEPER = "zookeeper";
-  private static final String HISTORY_MAX = "history-max";
-  private static final String SESSION_TIMEOUT = "session-timeout";
   static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(30);
+  private static final StoreOption<Duration> SESSION_TIMEOUT =
+      StoreOption.duration(
+          "session-timeout",
+          Duration.ofMillis(100),
+          Duration.ofMillis(Integer.MAX_VALUE),
+          "100ms to 24d",
+          DEFAULT_SESSION_TIMEOUT,
+          "Session timeout asked of the ensemble; TTLs up to the granted one get ephemeral nodes.");
+  private static final StoreOption<Long> HISTORY_MAX =
+      StoreOption.positiveWholeNumber(
+          "history-max", ZooKeeperExecutionLog.DEFAULT_MAX_PER_JOB, "Records kept per job.");
   private static final Pattern HOST =
       Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9.-]+)(:\\d{1,5})?");
   private static final Pattern CHROOT = Pattern.compile("(/[A-Za-z0-9._-]+)*");
@@ -28,6 +39,25 @@ public final class ZooKeeperStoreFactory implements StoreFactory {
   @Override
   public Set<String> types() {
     return Set.of(ZOOKEEPER);
+  }
+
+  @Override
+  public List<StoreOption<?>> options() {
+    return List.of(SESSION_TIMEOUT, HISTORY_MAX);
+  }
+
+  /**
+   * ZooKeeper's client logs a WARN with a stack trace for every failed connection attempt (about
+   * one a second while the ensemble is down); the store's own one-line error says the same.
+   */
+  @Override
+  public Map<String, String> logLevels() {
+    return Map.of("org.apache.zookeeper.ClientCnxn", "ERROR");
+  }
+
+  @Override
+  public Set<String> driverPackages() {
+    return Set.of("org.apache.zookeeper", "org.apache.curator");
   }
 
   @Override
@@ -45,10 +75,9 @@ public final class ZooKeeperStoreFactory implements StoreFactory {
     if (!url.startsWith("zk://")) {
       return "store.url: expected zk://host1:2181,host2:2181/chroot, got " + redact(url);
     }
-    String rest = url.substring("zk://".length());
-    int slash = rest.indexOf('/');
-    String hosts = slash < 0 ? rest : rest.substring(0, slash);
-    String chroot = slash < 0 ? "" : rest.substring(slash);
+    Url parsed = Url.parse(url);
+    String hosts = parsed.hosts();
+    String chroot = parsed.chroot();
     if (hosts.contains("@")) {
       return "store.url: put credentials in store.username and store.password, not in the URL";
     }
@@ -59,9 +88,6 @@ public final class ZooKeeperStoreFactory implements StoreFactory {
       if (!HOST.matcher(host).matches()) {
         return "store.url: bad host[:port] '" + host + "' in " + url;
       }
-    }
-    if (chroot.equals("/")) {
-      chroot = "";
     }
     if (!CHROOT.matcher(chroot).matches()) {
       return "store.url: bad chroot '" + chroot + "' (segments of A-Z a-z 0-9 . _ -)";
@@ -76,18 +102,20 @@ public final class ZooKeeperStoreFactory implements StoreFactory {
     if (common != null) {
       return common;
     }
-    String timeout = settings.options().get(SESSION_TIMEOUT);
-    if (timeout != null) {
-      try {
-        Duration d = Durations.parse(timeout);
-        if (d.toMillis() < 100 || d.toMillis() > Integer.MAX_VALUE) {
-          return "store." + SESSION_TIMEOUT + ": expected 100ms to 24d, got " + timeout;
-        }
-      } catch (RuntimeException e) {
-        return "store." + SESSION_TIMEOUT + ": expected a duration such as 30s, got " + timeout;
-      }
+    return StoreOption.problem(options(), settings);
+  }
+
+  /**
+   * The parts of {@code zk://host1:2181,host2:2181/chroot}: the servers, and the chroot (empty, or
+   * a path starting with a slash; a lone slash is none).
+   */
+  record Url(String hosts, String chroot) {
+    static Url parse(String url) {
+      String rest = url.substring("zk://".length());
+      int slash = rest.indexOf('/');
+      String chroot = slash < 0 ? "" : rest.substring(slash);
+      return new Url(slash < 0 ? rest : rest.substring(0, slash), chroot.equals("/") ? "" : chroot);
     }
-    return settings.positiveWholeNumberOptionProblem(HISTORY_MAX);
   }
 
   private static String redact(String url) {
@@ -100,16 +128,11 @@ public final class ZooKeeperStoreFactory implements StoreFactory {
     if (problem != null) {
       throw new IllegalArgumentException(problem);
     }
-    String rest = settings.url().substring("zk://".length());
-    int slash = rest.indexOf('/');
-    String hosts = slash < 0 ? rest : rest.substring(0, slash);
-    String chroot = slash < 0 || rest.substring(slash).equals("/") ? "" : rest.substring(slash);
-    Duration sessionTimeout =
-        settings.options().containsKey(SESSION_TIMEOUT)
-            ? Durations.parse(settings.options().get(SESSION_TIMEOUT))
-            : DEFAULT_SESSION_TIMEOUT;
-    long maxPerJob =
-        settings.positiveWholeNumberOption(HISTORY_MAX, ZooKeeperExecutionLog.DEFAULT_MAX_PER_JOB);
+    Url url = Url.parse(settings.url());
+    String hosts = url.hosts();
+    String chroot = url.chroot();
+    Duration sessionTimeout = SESSION_TIMEOUT.value(settings);
+    long maxPerJob = HISTORY_MAX.value(settings);
     ZooKeeperSession session =
         new ZooKeeperSession(
             hosts,

@@ -88,9 +88,9 @@ class ZooKeeperStoreFactoryTest {
         .startsWith("store.command-timeout:");
     assertThat(
             factory.validate(settings(null, null, null, null, Map.of("session-timeout", "soon"))))
-        .startsWith("store.session-timeout:");
+        .startsWith("store.options.session-timeout:");
     assertThat(factory.validate(settings(null, null, null, null, Map.of("session-timeout", "1ms"))))
-        .startsWith("store.session-timeout:");
+        .startsWith("store.options.session-timeout:");
     assertThat(factory.validate(settings(null, null, null, null, Map.of("history-max", "-1"))))
         .startsWith("store.options.history-max:");
     assertThat(
