@@ -8,6 +8,7 @@ import dev.leasehold.core.job.Outcome;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -17,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * Runs a command job: the argv as given, without a shell. The process inherits the daemon's
  * environment, plus the job's {@code env:} entries, plus {@code LEASEHOLD_JOB}, {@code
  * LEASEHOLD_FIRE_TIME} (ISO-8601 UTC with milliseconds), {@code LEASEHOLD_FENCE} and {@code
- * LEASEHOLD_NODE}. Its stdout and stderr go to the log line by line, tagged with the job.
+ * LEASEHOLD_NODE}. Its stdout and stderr go to the log line by line, tagged with the job, and their
+ * last {@value dev.leasehold.core.job.ExecutionRecord#OUTPUT_TAIL} bytes to the run's history
+ * record.
  *
  * <p>The process starts in a session and process group of its own ({@code setsid}), so that a
  * Ctrl-C at the daemon's terminal reaches the daemon (which stops gracefully) and not the job. It
@@ -25,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * finds every process the run started, double-forked ones included.
  *
  * <p>When the job must stop (timeout, lease lost, shutdown: the scheduler interrupts this thread
- * and sets the context's stop reason) all of the run's processes get SIGTERM, then SIGKILL after
- * the kill grace. When the job's process exits by itself, whatever it left running in the
+ * and sets the context's stop reason) SIGTERM goes to the run's process group in one signal (the
+ * job's own process included), then once to the run's processes outside it; SIGKILL to what is left
+ * after the kill grace. When the job's process exits by itself, whatever it left running in the
  * background is stopped the same way before the run counts as finished (and its lease is released).
  * The exit code is reported either way.
  */
@@ -43,6 +47,7 @@ public final class CommandJobRunner implements JobRunner {
 
   public CommandJobRunner(JobAction.Command command) {
     this.command = command;
+    RunSupervisor.get(); // written (or warned about) when the jobs are loaded, not at a first run
   }
 
   @Override
@@ -64,16 +69,25 @@ public final class CommandJobRunner implements JobRunner {
     if (Executables.find(program, env.get("PATH"), builder.directory()) == null) {
       return JobResult.failed("cannot start " + program + ": no such executable");
     }
-    builder.command(Executables.inNewSession(command.argv()));
+    Optional<RunSupervisor.Run> supervised =
+        RunSupervisor.get().flatMap(s -> s.supervise(context, runId, command.killGrace()));
+    builder.command(
+        Executables.inNewSession(
+            supervised.map(s -> s.wrap(command.argv())).orElse(command.argv())));
     Process process;
     try {
       process = builder.start();
     } catch (IOException e) {
       return JobResult.failed("cannot start " + program + ": " + e.getMessage());
     }
-    process.getOutputStream().close();
-    Thread out = OutputPump.start(process.getInputStream(), context.job(), false);
-    Thread err = OutputPump.start(process.getErrorStream(), context.job(), true);
+    if (supervised.isPresent()) {
+      supervised.get().started(process.getOutputStream());
+    } else {
+      process.getOutputStream().close();
+    }
+    OutputTail tail = OutputTail.ofDefaultSize();
+    Thread out = OutputPump.start(process.getInputStream(), context.job(), false, tail);
+    Thread err = OutputPump.start(process.getErrorStream(), context.job(), true, tail);
     log.debug("job {} started pid {}", context.job(), process.pid());
 
     boolean stopped = awaitExitOrStop(process, context);
@@ -83,26 +97,38 @@ public final class CommandJobRunner implements JobRunner {
           context.job(),
           process.pid(),
           context.stopReason().map(Enum::name).orElse("interrupted"));
-      ProcessTree.terminate(process.toHandle(), runId, command.killGrace());
+      ProcessTree.terminate(process.toHandle(), runId, command.killGrace(), supervised.isPresent());
     } else {
-      stopLeftovers(context, process, runId);
+      stopLeftovers(context, process, runId, supervised.isPresent());
     }
     drain(out);
     drain(err);
     int code = exitCode(process);
+    Optional<String> bySupervisor = supervised.flatMap(RunSupervisor.Run::finish);
+    bySupervisor.ifPresent(why -> log.warn("job {}: {}, exit code {}", context.job(), why, code));
     if (stopped) {
       String reason =
           context
               .stopReason()
               .map(r -> r.name().toLowerCase(java.util.Locale.ROOT))
               .orElse("interrupted");
-      return new JobResult(Outcome.FAILED, code, "stopped (" + reason + "), exit code " + code);
+      String detail = "stopped (" + reason + "), exit code " + code;
+      return new JobResult(
+          Outcome.FAILED,
+          code,
+          bySupervisor.map(why -> why + "; " + detail).orElse(detail),
+          tail.text());
     }
-    return JobResult.exit(code);
+    if (bySupervisor.isPresent()) {
+      return new JobResult(
+          Outcome.LEASE_LOST, code, bySupervisor.get() + ", exit code " + code, tail.text());
+    }
+    return JobResult.exit(code).withOutput(tail.text());
   }
 
   /** Background processes the job left behind would run on unfenced once the lease is released. */
-  private void stopLeftovers(JobContext context, Process process, String runId) {
+  private void stopLeftovers(
+      JobContext context, Process process, String runId, boolean supervised) {
     process.onExit().join();
     Set<ProcessHandle> left = ProcessTree.snapshot(process.toHandle(), runId);
     if (!left.isEmpty()) {
@@ -111,7 +137,7 @@ public final class CommandJobRunner implements JobRunner {
           context.job(),
           left.size(),
           left.stream().map(ProcessHandle::pid).toList());
-      ProcessTree.terminate(process.toHandle(), runId, command.killGrace());
+      ProcessTree.terminate(process.toHandle(), runId, command.killGrace(), supervised);
     }
   }
 

@@ -17,6 +17,11 @@ final class Executables {
 
   private Executables() {}
 
+  /** Whether {@link #inNewSession} really starts a new session (there is a setsid program). */
+  static boolean canStartInNewSession() {
+    return SETSID != null;
+  }
+
   /**
    * The argv that runs {@code argv} in a new session and process group: {@code setsid} calls
    * setsid(2) and execs the program in place (a child of the JVM is never a group leader, so it

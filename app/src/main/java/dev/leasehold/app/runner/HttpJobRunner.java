@@ -1,6 +1,7 @@
 package dev.leasehold.app.runner;
 
 import dev.leasehold.app.config.JobAction;
+import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.JobContext;
 import dev.leasehold.core.job.JobResult;
 import dev.leasehold.core.job.JobRunner;
@@ -11,6 +12,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -165,10 +170,10 @@ public final class HttpJobRunner implements JobRunner {
       http.headers().forEach(request::header);
     }
     return request
-        .setHeader("X-Leasehold-Job", context.job())
-        .setHeader("X-Leasehold-Fire-Time", FireTimes.format(context.firing()))
-        .setHeader("X-Leasehold-Fence", Long.toString(context.fence()))
-        .setHeader("X-Leasehold-Node", context.node())
+        .setHeader(http.leaseholdHeaders().get("job"), context.job())
+        .setHeader(http.leaseholdHeaders().get("fire-time"), FireTimes.format(context.firing()))
+        .setHeader(http.leaseholdHeaders().get("fence"), Long.toString(context.fence()))
+        .setHeader(http.leaseholdHeaders().get("node"), context.node())
         .build();
   }
 
@@ -194,10 +199,41 @@ public final class HttpJobRunner implements JobRunner {
         MDC.remove("job");
       }
     }
+    String output = output(response, body);
     if (success) {
-      return new JobResult(Outcome.SUCCEEDED, status, null);
+      return new JobResult(Outcome.SUCCEEDED, status, null, output);
     }
-    return new JobResult(Outcome.FAILED, status, "HTTP " + status + ": " + truncate(body));
+    return new JobResult(Outcome.FAILED, status, "HTTP " + status + ": " + truncate(body), output);
+  }
+
+  /**
+   * What the history keeps of an answer: the status line and the start of the body, at most {@value
+   * ExecutionRecord#OUTPUT_TAIL} bytes in all, scrubbed of secrets.
+   */
+  static String output(HttpResponse<?> response, String body) {
+    String statusLine =
+        (response.version() == HttpClient.Version.HTTP_2 ? "HTTP/2 " : "HTTP/1.1 ")
+            + response.statusCode();
+    if (body == null || body.isBlank()) {
+      return statusLine;
+    }
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    int room = ExecutionRecord.OUTPUT_TAIL - statusLine.length() - 1;
+    String start = body;
+    if (bytes.length > room) {
+      // whole characters only: a multi-byte sequence cut at the end is dropped, not replaced
+      try {
+        start =
+            StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.IGNORE)
+                    .decode(ByteBuffer.wrap(bytes, 0, room))
+                + "…";
+      } catch (CharacterCodingException e) {
+        throw new IllegalStateException("ignoring malformed input cannot fail", e);
+      }
+    }
+    return Redaction.scrub(statusLine + "\n" + start);
   }
 
   private JobResult timedOut(String shown) {

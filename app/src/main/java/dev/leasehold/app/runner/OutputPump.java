@@ -11,9 +11,10 @@ import org.slf4j.MDC;
 
 /**
  * Copies one output stream of a job's process into the log, line by line (each capped at {@link
- * #MAX_LINE} bytes), tagged with the job (MDC key {@code job}) and the stream. Runs on its own
- * daemon thread, which ends when the stream closes (that is, when the last process holding the
- * pipe, possibly a grandchild, exits).
+ * #MAX_LINE} bytes), tagged with the job (MDC key {@code job}) and the stream, and into the run's
+ * {@link OutputTail} for its history record (stderr lines marked {@code [stderr]} in both). Runs on
+ * its own daemon thread, which ends when the stream closes (that is, when the last process holding
+ * the pipe, possibly a grandchild, exits).
  */
 final class OutputPump implements Runnable {
   /** The logger of job output; its name lets operators filter or silence job output. */
@@ -25,17 +26,20 @@ final class OutputPump implements Runnable {
   private final InputStream stream;
   private final String job;
   private final boolean stderr;
+  private final OutputTail tail;
 
-  private OutputPump(InputStream stream, String job, boolean stderr) {
+  private OutputPump(InputStream stream, String job, boolean stderr, OutputTail tail) {
     this.stream = stream;
     this.job = job;
     this.stderr = stderr;
+    this.tail = tail;
   }
 
-  static Thread start(InputStream stream, String job, boolean stderr) {
+  static Thread start(InputStream stream, String job, boolean stderr, OutputTail tail) {
     Thread t =
         new Thread(
-            new OutputPump(stream, job, stderr), "job-" + job + (stderr ? "-stderr" : "-stdout"));
+            new OutputPump(stream, job, stderr, tail),
+            "job-" + job + (stderr ? "-stderr" : "-stdout"));
     t.setDaemon(true);
     t.start();
     return t;
@@ -93,8 +97,10 @@ final class OutputPump implements Runnable {
     }
     if (stderr) {
       OUTPUT.info("[stderr] {}", line);
+      tail.add("[stderr] " + line);
     } else {
       OUTPUT.info("{}", line);
+      tail.add(line);
     }
   }
 }

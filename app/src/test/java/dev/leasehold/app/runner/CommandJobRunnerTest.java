@@ -7,15 +7,20 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.leasehold.app.config.JobAction;
 import dev.leasehold.app.testing.Poll;
+import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.JobContext;
 import dev.leasehold.core.job.JobResult;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.StopReason;
+import dev.leasehold.core.store.Redaction;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -68,6 +73,38 @@ class CommandJobRunnerTest {
     assertThat(result.exitCode()).isZero();
     assertThat(Files.readString(out))
         .isEqualTo("morning-digest|2026-11-30T06:30:00.000Z|42|node-a|li|" + System.getenv("PATH"));
+  }
+
+  @Test
+  void theResultKeepsStdoutAndStderrWithStderrMarked() throws Exception {
+    JobResult result =
+        sh("echo one; sleep 0.2; echo boom >&2; sleep 0.2; echo three; exit 3")
+            .run(JobContexts.of("said", 1));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
+    // each stream in order; between the streams, in the order the two reader threads got them
+    assertThat(result.output().lines())
+        .containsExactlyInAnyOrder("one", "[stderr] boom", "three")
+        .filteredOn(l -> !l.startsWith("[stderr]"))
+        .containsExactly("one", "three");
+    assertThat(sh("true").run(JobContexts.of("quiet", 1)).output()).as("nothing printed").isNull();
+  }
+
+  @Test
+  void onlyTheTailOfALongOutputIsKeptAndSecretsAreScrubbedFromIt() throws Exception {
+    Redaction.register("Hunter2Secret");
+    JobResult result =
+        sh("i=0; while [ $i -lt 2000 ]; do echo \"line $i\"; i=$((i+1)); done;"
+                + " echo 'password is Hunter2Secret'")
+            .run(JobContexts.of("chatty", 1));
+
+    String kept = result.output();
+    assertThat(kept).startsWith("[").contains("earlier bytes not kept]\n");
+    assertThat(kept).endsWith("\nline 1999\npassword is ***").doesNotContain("Hunter2Secret");
+    String lines = kept.substring(kept.indexOf('\n') + 1);
+    assertThat(lines.getBytes(java.nio.charset.StandardCharsets.UTF_8).length)
+        .isLessThanOrEqualTo(ExecutionRecord.OUTPUT_TAIL)
+        .isGreaterThan(ExecutionRecord.OUTPUT_TAIL - 20);
   }
 
   @Test
@@ -141,6 +178,61 @@ class CommandJobRunnerTest {
   }
 
   @Test
+  void aStoppedScriptsOwnTermTrapRunsAndItsNextLineDoesNot() throws Exception {
+    stopABackupScript(JobContexts.of("backup", 7));
+  }
+
+  @Test
+  void aStoppedScriptsOwnTermTrapRunsAlsoWithoutTheSupervisor() throws Exception {
+    stopABackupScript(JobContexts.unsupervised("backup", 7));
+  }
+
+  private void stopABackupScript(JobContext context) throws Exception {
+    Path pidFile = dir.resolve("sleep.pid");
+    Path trapped = dir.resolve("trapped");
+    Path after = dir.resolve("after");
+    // a backup script: if only its copy were signalled, wait would return and "mark success" run
+    CommandJobRunner runner =
+        sh(
+            "trap 'echo trapped >> \""
+                + trapped
+                + "\"; exit 143' TERM; sleep 30 & echo $! > '"
+                + pidFile
+                + "'; wait $!; echo success > '"
+                + after
+                + "'");
+
+    StoppedRun run = startAndStop(runner, context, pidFile, StopReason.LEASE_LOST);
+
+    assertThat(run.result.exitCode()).isEqualTo(143);
+    assertThat(trapped).hasContent("trapped");
+    assertThat(after).doesNotExist();
+    Poll.until("the sleep is gone", LIMIT, () -> gone(run.grandchild));
+  }
+
+  @Test
+  void aTermTrapThatTakesItsTimeFinishesWithinTheGrace() throws Exception {
+    Path pidFile = dir.resolve("sleep.pid");
+    Path trapped = dir.resolve("trapped");
+    // the trap cleans up for a while, then exits 3: its own exit code is what is recorded
+    CommandJobRunner runner =
+        runner(
+            List.of(
+                "bash",
+                "-c",
+                "trap 'sleep 0.2; echo done > \"$OUT\"; exit 3' TERM; sleep 30 & echo $! > '"
+                    + pidFile
+                    + "'; wait $!"),
+            Map.of("OUT", trapped.toString()),
+            null);
+
+    StoppedRun run = startAndStop(runner, pidFile, StopReason.SHUTDOWN);
+
+    assertThat(run.result.exitCode()).isEqualTo(3);
+    assertThat(trapped).hasContent("done");
+  }
+
+  @Test
   void aTreeThatIgnoresSigtermIsKilledAfterTheGrace() throws Exception {
     Path pidFile = dir.resolve("grandchild.pid");
     // an ignored signal stays ignored in children: both shell and sleep shrug off SIGTERM
@@ -157,11 +249,20 @@ class CommandJobRunnerTest {
   void theJobRunsInASessionAndProcessGroupOfItsOwn() throws Exception {
     Path ids = dir.resolve("ids.txt");
     // /proc/PID/stat fields 5 and 6: process group and session
-    sh("echo $$ $(cut -d' ' -f5,6 /proc/$$/stat) > '" + ids + "'").run(JobContexts.of("own", 1));
+    CommandJobRunner runner = sh("echo $$ $PPID $(cut -d' ' -f5,6 /proc/$$/stat) > '" + ids + "'");
 
+    // unsupervised, the job leads them itself
+    runner.run(JobContexts.unsupervised("own", 1));
     String[] f = Files.readString(ids).strip().split(" ");
-    assertThat(f[1]).as("process group").isEqualTo(f[0]);
-    assertThat(f[2]).as("session").isEqualTo(f[0]);
+    assertThat(f[2]).as("process group").isEqualTo(f[0]);
+    assertThat(f[3]).as("session").isEqualTo(f[0]);
+
+    // supervised, its supervisor (its parent) leads them
+    runner.run(JobContexts.of("own", 1));
+    f = Files.readString(ids).strip().split(" ");
+    assertThat(f[1]).as("parent").isNotEqualTo(Long.toString(ProcessHandle.current().pid()));
+    assertThat(f[2]).as("process group").isEqualTo(f[1]);
+    assertThat(f[3]).as("session").isEqualTo(f[1]);
   }
 
   @Test
@@ -217,12 +318,135 @@ class CommandJobRunnerTest {
     }
   }
 
+  // --- the supervisor: the lease's deadline enforced outside the JVM ---------------------------
+
+  /** A context whose lease stays valid for {@code millis} after each {@link Lease#renew}. */
+  private static final class Lease {
+    final JobContext context = JobContexts.unsupervised("supervised", 9);
+    private final long millis;
+    private volatile long until;
+
+    Lease(long millis) {
+      this.millis = millis;
+      this.until = System.nanoTime() + millis * 1_000_000;
+      context.leaseValidity(() -> (until - System.nanoTime()) / 1_000_000);
+    }
+
+    void renew() {
+      until = System.nanoTime() + millis * 1_000_000;
+      context.leaseRenewed();
+    }
+  }
+
+  @Test
+  void aJobWhoseLeaseIsNotRenewedIsStoppedByItsSupervisorAtTheDeadline() throws Exception {
+    Path trapped = dir.resolve("trapped");
+    Path pidFile = dir.resolve("sleep.pid");
+    Lease lease = new Lease(1500); // never renewed, and nobody asks the runner to stop
+    JobResult result =
+        sh("trap 'echo trapped >> \""
+                + trapped
+                + "\"; exit 143' TERM; sleep 30 & echo $! > '"
+                + pidFile
+                + "'; wait $!; echo went on")
+            .run(lease.context);
+
+    assertThat(result.outcome()).isEqualTo(Outcome.LEASE_LOST);
+    assertThat(result.exitCode()).isEqualTo(143);
+    assertThat(result.detail())
+        .isEqualTo(
+            "stopped by its supervisor at the lease deadline: the daemon did not renew the lease"
+                + " in time (paused or starved), exit code 143");
+    assertThat(trapped).hasContent("trapped");
+    assertThat(output.list)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .doesNotContain("went on");
+    Poll.until("the sleep is gone", LIMIT, () -> gone(readPid(pidFile)));
+  }
+
+  @Test
+  void theSupervisorKillsWhatIgnoresSigtermDoubleForkedEscapeesIncluded() throws Exception {
+    Path pidFile = dir.resolve("escapee.pid");
+    Lease lease = new Lease(1000);
+    JobResult result =
+        sh("trap '' TERM; (setsid sleep 1000 & echo $! > '"
+                + pidFile
+                + "'); while :; do sleep 1; done")
+            .run(lease.context);
+
+    assertThat(result.outcome()).isEqualTo(Outcome.LEASE_LOST);
+    assertThat(result.exitCode()).isEqualTo(137);
+    long escapee = readPid(pidFile);
+    assertThat(escapee).isPositive();
+    Poll.until("the double-forked sleep " + escapee + " is gone", LIMIT, () -> gone(escapee));
+  }
+
+  @Test
+  void renewalsKeepASupervisedJobRunningPastItsFirstDeadline() throws Exception {
+    Lease lease = new Lease(600);
+    ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
+    try {
+      renewer.scheduleAtFixedRate(lease::renew, 150, 150, TimeUnit.MILLISECONDS);
+      JobResult result = sh("sleep 2; exit 0").run(lease.context);
+
+      assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+      assertThat(result.detail()).isNull();
+    } finally {
+      renewer.shutdownNow();
+    }
+  }
+
+  @Test
+  void whenTheDaemonsPipeClosesTheSupervisorStopsTheJobAndSaysWhy() throws Exception {
+    Path pidFile = dir.resolve("sleep.pid");
+    Path trapped = dir.resolve("trapped");
+    Lease lease = new Lease(3_600_000);
+    String runId = ProcessTree.newRunId();
+    RunSupervisor.Run run =
+        RunSupervisor.get()
+            .orElseThrow()
+            .supervise(lease.context, runId, Duration.ofMillis(500))
+            .orElseThrow();
+    // the daemon dies: nothing reads the supervisor's verdict but the test
+    ProcessBuilder builder =
+        new ProcessBuilder(
+            Executables.inNewSession(
+                run.wrap(
+                    List.of(
+                        "sh",
+                        "-c",
+                        "trap 'echo trapped >> \""
+                            + trapped
+                            + "\"; exit 143' TERM; sleep 30 & echo $! > '"
+                            + pidFile
+                            + "'; wait $!"))));
+    builder.environment().put(ProcessTree.RUN_ID, runId);
+    Process process = builder.start();
+    Poll.until("the job started its sleep", LIMIT, () -> readPid(pidFile) > 0);
+    // the daemon dies: its ends of every pipe close. The shell's "Terminated" notice on its
+    // stderr must not kill it by SIGPIPE before its trap runs
+    process.getInputStream().close();
+    process.getErrorStream().close();
+    process.getOutputStream().close();
+
+    assertThat(process.waitFor(LIMIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+    assertThat(process.exitValue()).isEqualTo(143);
+    assertThat(trapped).as("the trap ran once").hasContent("trapped");
+    Poll.until("the sleep is gone", LIMIT, () -> gone(readPid(pidFile)));
+    assertThat(run.finish()).hasValue("stopped by its supervisor: the daemon's pipe closed");
+  }
+
   private record StoppedRun(JobResult result, long grandchild) {}
 
   /** Starts the runner on its own thread, then stops it as the scheduler does. */
   private static StoppedRun startAndStop(CommandJobRunner runner, Path pidFile, StopReason reason)
       throws Exception {
-    JobContext context = JobContexts.of("stoppable", 7);
+    return startAndStop(runner, JobContexts.of("stoppable", 7), pidFile, reason);
+  }
+
+  private static StoppedRun startAndStop(
+      CommandJobRunner runner, JobContext context, Path pidFile, StopReason reason)
+      throws Exception {
     AtomicReference<JobResult> result = new AtomicReference<>();
     Thread thread =
         new Thread(
@@ -256,7 +480,11 @@ class CommandJobRunnerTest {
     }
   }
 
+  /**
+   * Exited: a killed process re-parented to a PID 1 that does not reap (as in some containers and
+   * CI sandboxes) stays a zombie, which {@link ProcessHandle#isAlive()} still counts as alive.
+   */
   private static boolean gone(long pid) {
-    return ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true);
+    return ProcessHandle.of(pid).map(p -> !ProcessTree.running(p)).orElse(true);
   }
 }

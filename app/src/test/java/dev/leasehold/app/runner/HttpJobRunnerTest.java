@@ -7,8 +7,10 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.sun.net.httpserver.HttpServer;
 import dev.leasehold.app.config.JobAction;
+import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.JobResult;
 import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.store.Redaction;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -69,6 +71,16 @@ class HttpJobRunnerTest {
             exchange.getResponseHeaders().set("Location", to);
             exchange.sendResponseHeaders(302, -1);
             exchange.close();
+            return;
+          }
+          if (path.equals("/said")) {
+            byte[] said =
+                "{\"error\": \"quota\", \"token\": \"S3cretBodyToken\"}"
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(503, said.length);
+            try (var out = exchange.getResponseBody()) {
+              out.write(said);
+            }
             return;
           }
           if (exchange.getRequestURI().getPath().equals("/hang")) {
@@ -136,12 +148,51 @@ class HttpJobRunnerTest {
   }
 
   @Test
+  void theLeaseholdHeadersCanBeRenamed() throws Exception {
+    JobAction.Http action =
+        new JobAction.Http(
+            "POST",
+            url("/report"),
+            Map.of(),
+            null,
+            Duration.ofSeconds(30),
+            Map.of(
+                "job", "X-Job",
+                "fire-time", "X-Firing",
+                "fence", "X-Fence",
+                "node", "X-Writer"));
+    JobResult result =
+        new HttpJobRunner(action, HttpJobRunner.newClient()).run(JobContexts.of("report", 9));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(seen)
+        .containsEntry("x-job", "report")
+        .containsEntry("x-firing", "2026-11-30T06:30:00.000Z")
+        .containsEntry("x-fence", "9")
+        .containsEntry("x-writer", "node-a")
+        .doesNotContainKey("x-leasehold-fence");
+  }
+
+  @Test
   void aNon2xxAnswerIsFailureWithTheStatus() throws Exception {
     JobResult result = call("GET", "/broken", null, Duration.ofSeconds(30));
 
     assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(result.exitCode()).isEqualTo(500);
     assertThat(result.detail()).startsWith("HTTP 500");
+  }
+
+  @Test
+  void theHistoryKeepsTheStatusLineAndTheBodyScrubbedOfSecrets() throws Exception {
+    Redaction.register("S3cretBodyToken");
+    JobResult result = call("GET", "/said", null, Duration.ofSeconds(30));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(result.output())
+        .isEqualTo("HTTP/1.1 503\n{\"error\": \"quota\", \"token\": \"***\"}");
+    assertThat(call("GET", "/fine", null, Duration.ofSeconds(30)).output())
+        .as("an answer without a body")
+        .isEqualTo("HTTP/1.1 204");
   }
 
   @Test
@@ -186,6 +237,10 @@ class HttpJobRunnerTest {
     JobResult result = call("GET", "/endless", null, Duration.ofSeconds(30));
 
     assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(result.output()).startsWith("HTTP/1.1 200\n").endsWith("…");
+    assertThat(result.output().getBytes(StandardCharsets.UTF_8).length)
+        .isLessThanOrEqualTo(
+            ExecutionRecord.OUTPUT_TAIL + "…".getBytes(StandardCharsets.UTF_8).length);
   }
 
   @Test
