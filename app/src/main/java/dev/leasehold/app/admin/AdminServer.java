@@ -1,115 +1,200 @@
 package dev.leasehold.app.admin;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.leasehold.app.admin.Routes.Access;
 import dev.leasehold.app.config.AdminConfig;
 import dev.leasehold.app.config.DaemonConfig;
+import dev.leasehold.app.reload.ConfigReload;
 import dev.leasehold.app.report.HistoryReport;
-import dev.leasehold.app.report.Json;
+import dev.leasehold.app.report.JobReport;
+import dev.leasehold.app.report.NodesReport;
 import dev.leasehold.app.report.StatusReport;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.lease.LeaseNames;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.Pause;
+import dev.leasehold.core.lease.Replicas;
 import dev.leasehold.core.scheduler.Scheduler;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Clock;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin endpoint (JDK HTTP server, loopback unless configured otherwise):
+ * The admin endpoint (loopback unless configured otherwise). Its routes, in {@link #routes}:
  *
  * <ul>
- *   <li>{@code GET /}: the status page (HTML, read-only, refreshes itself), see {@link StatusPage};
+ *   <li>{@code GET /}, {@code /status.css}, {@code /status.js}: the status page, static files that
+ *       read the JSON API (see {@link StatusView});
+ *   <li>{@code GET /api/status}: the page's data, one JSON snapshot;
  *   <li>{@code GET /health}: 200 when the store answered recently, else 503;
  *   <li>{@code GET /metrics}: Prometheus text;
  *   <li>{@code GET /jobs}: the same JSON as {@code status --json};
+ *   <li>{@code GET /history}: the same JSON as {@code history --json} (each run with its output),
+ *       {@code ?job=NAME} for one job, {@code ?limit=N} (default 20, at most {@value
+ *       #MAX_HISTORY});
  *   <li>{@code POST /jobs/{name}/trigger}: runs the job once now, like {@code trigger}; needs
- *       {@code Authorization: Bearer <admin.token>} (403 otherwise, and always when no token is
- *       configured). 200 with the execution as JSON, 409 when the lease is held elsewhere.
+ *       {@code Authorization: Bearer <admin.token>} (401 with {@code WWW-Authenticate: Bearer}
+ *       without it or with a wrong one, 403 when no token is configured). 200 with the execution as
+ *       JSON, 409 when the lease is held elsewhere;
+ *   <li>{@code POST /reload}: reads the configuration file again, like SIGHUP ({@link
+ *       ConfigReload}); same token, same answers without it. 200 with the jobs added, removed and
+ *       changed, else 400/422 with the one-line reason and nothing changed;
+ *   <li>{@code POST /jobs/{name}/pause[?reason=TEXT&stop_running=true]} and {@code POST
+ *       /jobs/{name}/resume[?catch_up=true]}: like {@code pause} and {@code resume}, with the same
+ *       token; 200 with the job's pause as JSON, 400 for a bad reason, 404 for an unknown job.
  * </ul>
  *
- * <p>Bound beyond loopback, every endpoint but {@code /health} needs the token (and without a token
- * they answer 403; a warning says so at start).
+ * <p>Adding an endpoint: one line in {@link #routes} naming its method, path, {@link Access} and
+ * handler (a method here returning an {@link AdminResponse}); the checks below and the security
+ * headers apply to it without more code.
  *
- * <p>Slow or stalled clients: the JDK server reads a request on an executor thread and has no read
- * timeout of its own. So threads are elastic (up to {@link #MAX_THREADS}, idle ones end) and a
- * request that has not arrived completely within {@code sun.net.httpserver.maxReqTime} (set here to
- * {@value #MAX_REQUEST_SECONDS} s unless the JVM was started with a value) has its connection
- * closed by the server's timer, which frees the thread.
+ * <p>Every request, in this order: its {@code Host} must be one of the {@link AllowedHosts} (403
+ * otherwise: a page that rebinds its name to this address is refused); a request that changes state
+ * must not come from another origin ({@code Origin} or {@code Sec-Fetch-Site}, 403); then the
+ * route's {@link Access}: {@code CHANGE} always needs the token, {@code READ} needs it beyond
+ * loopback (without a token configured they answer 403 there, and a warning says so at start); a
+ * missing or wrong token gets 401 with {@code WWW-Authenticate: Bearer} on every such route. Wrong
+ * tokens are counted by {@link AuthFailures} (429 once a client guessed too often). Every answer
+ * carries the {@link #CONTENT_SECURITY_POLICY}, {@code X-Content-Type-Options: nosniff}, {@code
+ * Referrer-Policy: no-referrer}, and every answer but the page's CSS and script {@code
+ * Cache-Control: no-store}.
+ *
+ * <p>Connections, slow clients and {@code /health}: see {@link AdminTransport}.
  */
 public final class AdminServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(AdminServer.class);
-  private static final Pattern TRIGGER = Pattern.compile("/jobs/([^/]+)/trigger");
 
-  /** Threads that may serve requests at once; more wait in a queue. */
-  static final int MAX_THREADS = 32;
+  /** Most runs {@code /history} answers with at once. */
+  static final int MAX_HISTORY = 1000;
 
-  /** Seconds a client has to send its whole request before the connection is closed. */
-  static final int MAX_REQUEST_SECONDS = 5;
+  /**
+   * Only the page's own files: no inline script or style, no other origin, no framing (the trigger
+   * buttons must not be clickable from someone else's page).
+   */
+  static final String CONTENT_SECURITY_POLICY =
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';"
+          + " img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-  static {
-    // read once, when the JDK server's classes load
-    if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
-      System.setProperty("sun.net.httpserver.maxReqTime", Integer.toString(MAX_REQUEST_SECONDS));
-    }
-  }
-
-  private final HttpServer server;
-  private final ExecutorService executor;
   private final DaemonConfig config;
+  private final ConfigReload reload;
   private final Scheduler scheduler;
   private final LeaseStore store;
   private final StoreHealth health;
   private final DaemonMetrics metrics;
-  private final StatusPage page;
+  private final StatusView view;
+  private final ExecutionLog history;
+  private final Clock clock;
+  private final Routes routes = new Routes();
+  private final AllowedHosts hosts;
+  private final AuthFailures failures = new AuthFailures(System::nanoTime);
+  private AdminTransport transport;
 
   /** Bound beyond loopback: reading needs the token too. */
   private final boolean exposed;
 
   private AdminServer(
-      HttpServer server,
       DaemonConfig config,
+      InetSocketAddress address,
       Scheduler scheduler,
       LeaseStore store,
       StoreHealth health,
       DaemonMetrics metrics,
-      ExecutionLog history) {
-    this.server = server;
-    ThreadPoolExecutor pool =
-        new ThreadPoolExecutor(
-            MAX_THREADS,
-            MAX_THREADS,
-            30,
-            TimeUnit.SECONDS,
-            new LinkedBlockingQueue<>(),
-            r -> {
-              Thread t = new Thread(r, "leasehold-admin");
-              t.setDaemon(true);
-              return t;
-            });
-    pool.allowCoreThreadTimeOut(true);
-    this.executor = pool;
+      ExecutionLog history,
+      ConfigReload reload,
+      Clock clock) {
     this.config = config;
-    this.exposed = !server.getAddress().getAddress().isLoopbackAddress();
+    this.clock = clock;
+    this.reload = reload;
+    this.exposed = !address.getAddress().isLoopbackAddress();
+    this.hosts = AllowedHosts.of(address.getHostString(), config.admin().allowedHosts());
     this.scheduler = scheduler;
     this.store = store;
     this.health = health;
     this.metrics = metrics;
-    this.page = new StatusPage(config, store, history, health, config.admin().token() != null);
+    this.history = history;
+    this.view =
+        new StatusView(
+            this::jobsConfig,
+            Optional.ofNullable(reload),
+            store,
+            history,
+            health,
+            config.admin().token() != null);
+    routes(routes);
+  }
+
+  /** Every endpoint: method, path, who may call it, and what answers it. */
+  private void routes(Routes routes) {
+    AdminResponse page = WebAssets.load("status.html");
+    AdminResponse css = WebAssets.load("status.css");
+    AdminResponse script = WebAssets.load("status.js");
+    routes
+        .get("/health", Access.OPEN, (r, p) -> health())
+        .get("/", Access.READ, (r, p) -> page)
+        .get("/status.css", Access.READ, (r, p) -> css)
+        .get("/status.js", Access.READ, (r, p) -> script)
+        .get(
+            "/api/status",
+            Access.READ,
+            (r, p) ->
+                AdminResponse.json(
+                    view.snapshot(r.query().get("job"), r.query().get("outcome"), clock.instant())))
+        .get(
+            "/metrics",
+            Access.READ,
+            (r, p) ->
+                AdminResponse.of(200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape()))
+        .get(
+            "/jobs",
+            Access.READ,
+            (r, p) -> AdminResponse.json(StatusReport.rows(jobsConfig(), store, clock.instant())))
+        .get("/jobs/{name}", Access.READ, (r, p) -> job(p.get("name")))
+        .get("/nodes", Access.READ, (r, p) -> nodes())
+        .get("/history", Access.READ, (r, p) -> history(r.query()))
+        .post("/jobs/{name}/trigger", Access.CHANGE, (r, p) -> trigger(p.get("name")))
+        .post("/jobs/{name}/pause", Access.CHANGE, (r, p) -> pause(p.get("name"), r))
+        .post("/jobs/{name}/resume", Access.CHANGE, (r, p) -> resume(p.get("name"), r));
+    if (reload != null) {
+      routes.post("/reload", Access.CHANGE, (r, p) -> reload());
+    }
+  }
+
+  /** The configuration in force: the jobs change with each reload applied, the rest does not. */
+  private DaemonConfig jobsConfig() {
+    return reload == null ? config : reload.current();
+  }
+
+  /**
+   * {@code POST /reload}: reads the file again, like SIGHUP. 200 with the jobs added, removed and
+   * changed; 400 (a bad file), 422 (a change that needs a restart) or 503 (stopping) with the
+   * one-line reason, and nothing changed.
+   */
+  private AdminResponse reload() {
+    ConfigReload.Outcome outcome = reload.reload();
+    Map<String, Object> body = new LinkedHashMap<>();
+    if (outcome instanceof ConfigReload.Applied a) {
+      body.put("result", "applied");
+      body.put("file", a.file());
+      body.put("added", a.changes().added());
+      body.put("removed", a.changes().removed());
+      body.put("changed", a.changes().changed());
+      return AdminResponse.json(body);
+    }
+    ConfigReload.Refused refused = (ConfigReload.Refused) outcome;
+    body.put("result", "refused");
+    body.put("reason", refused.reason());
+    return AdminResponse.json(refused.status(), body);
   }
 
   public static AdminServer start(
@@ -118,16 +203,38 @@ public final class AdminServer implements AutoCloseable {
       LeaseStore store,
       StoreHealth health,
       DaemonMetrics metrics,
-      ExecutionLog history)
+      ExecutionLog history,
+      Clock clock)
+      throws IOException {
+    return start(config, scheduler, store, health, metrics, history, null, clock);
+  }
+
+  /**
+   * @param reload the daemon's reload, answering {@code POST /reload}; {@code null} for none
+   * @param clock the wall clock the reports read "now" from
+   */
+  public static AdminServer start(
+      DaemonConfig config,
+      Scheduler scheduler,
+      LeaseStore store,
+      StoreHealth health,
+      DaemonMetrics metrics,
+      ExecutionLog history,
+      ConfigReload reload,
+      Clock clock)
       throws IOException {
     AdminConfig admin = config.admin();
     InetSocketAddress address =
         new InetSocketAddress(admin.listen().getHostString(), admin.listen().getPort());
-    HttpServer http = HttpServer.create(address, 16);
-    AdminServer server = new AdminServer(http, config, scheduler, store, health, metrics, history);
-    http.setExecutor(server.executor);
-    http.createContext("/", server::handle);
-    http.start();
+    AdminServer server =
+        new AdminServer(config, address, scheduler, store, health, metrics, history, reload, clock);
+    try {
+      server.transport =
+          AdminTransport.start(address, server::answer, r -> r.path().equals("/health"));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while binding " + address, e);
+    }
     log.info("admin endpoint on http://{}:{}/", address.getHostString(), server.port());
     if (server.exposed && admin.token() == null) {
       log.warn(
@@ -139,60 +246,110 @@ public final class AdminServer implements AutoCloseable {
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return transport.address().getPort();
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
-      String path = exchange.getRequestURI().getPath();
-      String method = exchange.getRequestMethod();
-      if (exposed && !path.equals("/health") && !authorized(exchange)) {
-        return;
-      }
-      Matcher trigger = TRIGGER.matcher(path);
-      if (trigger.matches()) {
-        if (!method.equals("POST")) {
-          send(exchange, 405, "text/plain", "use POST\n");
-        } else {
-          trigger(exchange, trigger.group(1));
-        }
-        return;
-      }
-      if (!method.equals("GET")) {
-        send(exchange, 405, "text/plain", "use GET\n");
-        return;
-      }
-      switch (path) {
-        case "/" -> {
-          Map<String, String> query = StatusPage.query(exchange.getRequestURI().getRawQuery());
-          send(
-              exchange,
-              200,
-              "text/html; charset=utf-8",
-              page.render(query.get("job"), query.get("outcome"), Instant.now()));
-        }
-        case "/health" -> health(exchange);
-        case "/metrics" ->
-            send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());
-        case "/jobs" ->
-            send(
-                exchange,
-                200,
-                "application/json",
-                Json.write(StatusReport.rows(config, store, Instant.now())) + "\n");
-        default -> send(exchange, 404, "text/plain", "not found\n");
-      }
+  /** The answer to one request: the route, its access check, its handler, the common headers. */
+  AdminResponse answer(AdminRequest request) {
+    AdminResponse response;
+    try {
+      response = route(request);
     } catch (RuntimeException e) {
-      log.warn("admin request {} failed: {}", exchange.getRequestURI(), e.getMessage());
-      try {
-        send(exchange, 500, "text/plain", "error: " + e.getClass().getSimpleName() + "\n");
-      } catch (IOException | RuntimeException ignored) {
-        // the response was already started; nothing more to say
+      log.warn("admin request {} failed: {}", request.path(), e.getMessage());
+      response = AdminResponse.text(500, "error: " + e.getClass().getSimpleName() + "\n");
+    }
+    response =
+        response
+            .with("Content-Security-Policy", CONTENT_SECURITY_POLICY)
+            .with("X-Content-Type-Options", "nosniff")
+            .with("Referrer-Policy", "no-referrer");
+    if (!response.contentType().startsWith("text/css")
+        && !response.contentType().startsWith("text/javascript")) {
+      response = response.with("Cache-Control", "no-store");
+    }
+    return response;
+  }
+
+  private AdminResponse route(AdminRequest request) {
+    String host = request.header("Host").orElse(null);
+    if (host != null && !hosts.allows(host)) {
+      return AdminResponse.text(
+          403, "this endpoint does not answer to that host name; see admin.allowed-hosts\n");
+    }
+    Optional<Routes.Match> match = routes.find(request.method(), request.path());
+    if (match.isEmpty()) {
+      List<String> allowed = routes.methods(request.path());
+      if (allowed.isEmpty()) {
+        return AdminResponse.text(404, "not found\n");
+      }
+      return AdminResponse.text(405, "use " + String.join(" or ", allowed) + "\n")
+          .with("Allow", String.join(", ", allowed));
+    }
+    Access access = match.get().route().access();
+    if (access == Access.CHANGE && crossOrigin(request)) {
+      return AdminResponse.text(403, "refused: the request comes from another origin\n");
+    }
+    boolean needsToken = access == Access.CHANGE || (access == Access.READ && exposed);
+    if (needsToken) {
+      Optional<AdminResponse> refused = refuseWithoutToken(request);
+      if (refused.isPresent()) {
+        return refused.get();
       }
     }
+    return match.get().route().handler().handle(request, match.get().params());
   }
 
-  private void health(HttpExchange exchange) throws IOException {
+  /** {@code GET /jobs/NAME}: one job ({@link JobReport}); 404 for a job not configured. */
+  private AdminResponse job(String name) {
+    if (!LeaseNames.isValid(name)) {
+      return AdminResponse.text(400, "name: " + LeaseNames.problem(name) + "\n");
+    }
+    return JobReport.of(jobsConfig(), store, history, name, clock.instant())
+        .map(AdminResponse::json)
+        .orElseGet(() -> AdminResponse.text(404, "no job named " + name + "\n"));
+  }
+
+  /** {@code GET /nodes}: the same rows as {@code nodes --json}. */
+  private AdminResponse nodes() {
+    if (!store.supportsNodes()) {
+      return AdminResponse.text(501, "this store keeps no node records\n");
+    }
+    return AdminResponse.json(NodesReport.rows(Replicas.of(store.nodes(), clock.instant())));
+  }
+
+  /**
+   * {@code GET /history?job=NAME&limit=N&before=INSTANT}: the same rows as {@code history --json};
+   * with {@code before}, the page of runs fired strictly before it ({@link HistoryReport#page}).
+   */
+  private AdminResponse history(Map<String, String> query) {
+    String job = query.get("job");
+    if (job != null && !LeaseNames.isValid(job)) {
+      return AdminResponse.text(400, "job: " + LeaseNames.problem(job) + "\n");
+    }
+    int limit;
+    try {
+      limit = Integer.parseInt(query.getOrDefault("limit", "20"));
+    } catch (NumberFormatException e) {
+      limit = 0;
+    }
+    if (limit < 1 || limit > MAX_HISTORY) {
+      return AdminResponse.text(400, "limit: a whole number from 1 to " + MAX_HISTORY + "\n");
+    }
+    String cursor = query.get("before");
+    if (cursor == null) {
+      return AdminResponse.json(HistoryReport.rows(history.recent(job, limit)));
+    }
+    Instant before;
+    try {
+      before = Instant.parse(cursor);
+    } catch (DateTimeParseException e) {
+      return AdminResponse.text(
+          400, "before: an ISO-8601 instant in UTC, e.g. 2026-11-30T18:00:00.000Z\n");
+    }
+    return AdminResponse.json(HistoryReport.rows(HistoryReport.page(history, job, before, limit)));
+  }
+
+  private AdminResponse health() {
     boolean up = health.healthy();
     String body =
         "{\"status\":\""
@@ -202,50 +359,140 @@ public final class AdminServer implements AutoCloseable {
             + "\",\"running_jobs\":"
             + metrics.runningJobs()
             + "}\n";
-    send(exchange, up ? 200 : 503, "application/json", body);
+    return AdminResponse.of(up ? 200 : 503, AdminResponse.JSON, body);
   }
 
-  /** Whether the request carries the token; if not, a 403 was sent. */
-  private boolean authorized(HttpExchange exchange) throws IOException {
+  /**
+   * Whether the request was sent by a page of another origin: an {@code Origin} that is not this
+   * endpoint (scheme http, an allowed host, this port), or a browser's {@code Sec-Fetch-Site} that
+   * is neither {@code same-origin} nor {@code none}. Tools that send neither (curl) are not refused
+   * here; they still need the token.
+   */
+  private boolean crossOrigin(AdminRequest request) {
+    String site = request.header("Sec-Fetch-Site").orElse(null);
+    if (site != null && !site.equals("same-origin") && !site.equals("none")) {
+      return true;
+    }
+    String origin = request.header("Origin").orElse(null);
+    if (origin == null) {
+      return false;
+    }
+    String prefix = "http://";
+    if (!origin.toLowerCase(Locale.ROOT).startsWith(prefix)) {
+      return true;
+    }
+    String authority = origin.substring(prefix.length());
+    if (!hosts.allows(authority)) {
+      return true;
+    }
+    int colon = authority.lastIndexOf(':');
+    boolean hasPort = colon > authority.lastIndexOf(']');
+    int port = hasPort ? parsePort(authority.substring(colon + 1)) : 80;
+    return port != port();
+  }
+
+  private static int parsePort(String text) {
+    try {
+      return Integer.parseInt(text);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * Empty when the request carries the token. Otherwise: 403 when no token is configured (the route
+   * is off, no credentials would help); 429 after too many wrong tokens; else 401 with a {@code
+   * WWW-Authenticate: Bearer} challenge, the same on every route that needs the token.
+   */
+  private Optional<AdminResponse> refuseWithoutToken(AdminRequest request) {
     String token = config.admin().token();
-    String given = exchange.getRequestHeaders().getFirst("Authorization");
     if (token == null) {
-      send(
-          exchange,
-          403,
-          "text/plain",
-          exposed
-              ? "off beyond loopback without admin.token\n"
-              : "triggering over HTTP is off: set admin.token\n");
-      return false;
+      return Optional.of(
+          AdminResponse.text(
+              403,
+              exposed
+                  ? "off beyond loopback without admin.token\n"
+                  : "triggering over HTTP is off: set admin.token\n"));
     }
-    if (given == null || !constantTimeEquals(given, "Bearer " + token)) {
-      send(
-          exchange,
-          403,
-          "text/plain",
-          "a valid 'Authorization: Bearer <admin.token>' is required\n");
-      return false;
+    long wait = failures.blockedSeconds(request.client());
+    if (wait > 0) {
+      return Optional.of(
+          AdminResponse.text(429, "too many wrong tokens; try again in " + wait + " s\n")
+              .with("Retry-After", Long.toString(wait)));
     }
-    return true;
+    String given = bearer(request.header("Authorization").orElse(null));
+    if (given == null || !constantTimeEquals(given, token)) {
+      failures.failed(request.client());
+      return Optional.of(
+          AdminResponse.text(401, "a valid 'Authorization: Bearer <admin.token>' is required\n")
+              .with("WWW-Authenticate", "Bearer realm=\"leasehold\""));
+    }
+    failures.succeeded(request.client());
+    return Optional.empty();
   }
 
-  private void trigger(HttpExchange exchange, String job) throws IOException {
-    if (!exposed && !authorized(exchange)) {
-      return;
+  /** The credentials of {@code Bearer <token>}, the scheme in any case, or {@code null}. */
+  static String bearer(String authorization) {
+    if (authorization == null) {
+      return null;
     }
-    if (config.job(job).isEmpty()) {
-      send(exchange, 404, "text/plain", "unknown job\n");
-      return;
+    String value = authorization.strip();
+    int space = value.indexOf(' ');
+    if (space < 0 || !value.substring(0, space).equalsIgnoreCase("Bearer")) {
+      return null;
+    }
+    return value.substring(space + 1).strip();
+  }
+
+  private AdminResponse trigger(String job) {
+    if (jobsConfig().job(job).isEmpty()) {
+      return AdminResponse.text(404, "unknown job\n");
     }
     Optional<ExecutionRecord> record = scheduler.trigger(job);
     if (record.isEmpty()) {
-      send(
-          exchange, 409, "text/plain", "the job is running elsewhere right now; nothing was run\n");
-      return;
+      return AdminResponse.text(409, "the job is running elsewhere right now; nothing was run\n");
     }
-    String json = Json.write(HistoryReport.rows(List.of(record.get())).get(0));
-    send(exchange, 200, "application/json", json + "\n");
+    return AdminResponse.json(HistoryReport.rows(List.of(record.get())).get(0));
+  }
+
+  /** {@code pause} over HTTP: paused by {@code admin@<node>}. */
+  private AdminResponse pause(String job, AdminRequest request) {
+    if (jobsConfig().job(job).isEmpty()) {
+      return AdminResponse.text(404, "unknown job\n");
+    }
+    String reason = request.query().get("reason");
+    reason = reason == null || reason.isBlank() ? null : reason.strip();
+    boolean stop = "true".equals(request.query().get("stop_running"));
+    String by = "admin@" + config.node();
+    try {
+      Pause.check(by, reason);
+    } catch (IllegalArgumentException e) {
+      return AdminResponse.text(400, "reason: " + e.getMessage() + "\n");
+    }
+    Pause pause = store.pause(job, by, reason, stop);
+    log.info("job={} paused over the admin endpoint: {}", job, StatusReport.describe(pause));
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("name", job);
+    body.put("paused", StatusReport.paused(pause));
+    return AdminResponse.json(body);
+  }
+
+  /** {@code resume} over HTTP. */
+  private AdminResponse resume(String job, AdminRequest request) {
+    if (jobsConfig().job(job).isEmpty()) {
+      return AdminResponse.text(404, "unknown job\n");
+    }
+    boolean catchUp = "true".equals(request.query().get("catch_up"));
+    boolean resumed = store.resume(job, catchUp);
+    if (resumed) {
+      log.info("job={} resumed over the admin endpoint{}", job, catchUp ? " with catch-up" : "");
+    }
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("name", job);
+    body.put("resumed", resumed);
+    body.put("catch_up", catchUp);
+    body.put("paused", null);
+    return AdminResponse.json(body);
   }
 
   private static boolean constantTimeEquals(String a, String b) {
@@ -253,19 +500,10 @@ public final class AdminServer implements AutoCloseable {
         a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static void send(HttpExchange exchange, int status, String type, String body)
-      throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", type);
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
-  }
-
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    if (transport != null) {
+      transport.close();
+    }
   }
 }

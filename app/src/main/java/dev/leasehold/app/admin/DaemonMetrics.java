@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -33,12 +34,22 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code leasehold_store_errors_total{job}}: store calls that failed (nothing ran for them);
  *   <li>{@code leasehold_lease_losses_total{job}}: runs stopped because the lease was lost;
  *   <li>{@code leasehold_missed_firings_total{job}}: firings no replica ran within their grace;
+ *   <li>{@code leasehold_retries_total{job}}: retries (attempt 2 and later of a failed or timed-out
+ *       firing, the job's {@code retry}) this node ran, so once per cluster;
+ *   <li>{@code leasehold_paused_firings_total{job}}: firings that fell while the job was paused,
+ *       counted on the node that recorded each (once per cluster);
  *   <li>{@code leasehold_execution_duration_seconds{job}} and {@code
  *       leasehold_fire_lag_seconds{job}} (scheduled instant → start): histograms;
  *   <li>{@code leasehold_last_claim_timestamp_seconds{job}}: when this node last started a
  *       scheduled run of the job (0 = never), and {@code leasehold_job_interval_seconds{job}}: the
  *       gap between its next two firings, for "no run in 2 × the interval" alerts;
- *   <li>{@code leasehold_running_jobs}, {@code leasehold_store_up} (1 when the store answers).
+ *   <li>{@code leasehold_last_success_timestamp_seconds{job}}: when a run of the job last succeeded
+ *       on this node (epoch seconds, 0 = not since this node started); the newest across replicas
+ *       ({@code max by (job)}) is the cluster's last success;
+ *   <li>{@code leasehold_running_jobs}, {@code leasehold_store_up} (1 when the store answers);
+ *   <li>{@code leasehold_config_reloads_total{result}}: reloads of the file (SIGHUP, {@code POST
+ *       /reload}) that were {@code applied} or {@code failed} (refused: nothing changed);
+ *   <li>{@code leasehold_build_info{version,java}}: always 1, the build's version in its labels.
  * </ul>
  *
  * Created only when the admin endpoint is on, which is the only place they are read.
@@ -59,6 +70,9 @@ public final class DaemonMetrics implements SchedulerListener {
   private final AtomicInteger running = new AtomicInteger();
   private final StoreHealth health;
   private final Map<String, JobMeters> jobs = new ConcurrentHashMap<>();
+  private final Counter reloadsApplied = reloads("applied");
+  private final Counter reloadsFailed = reloads("failed");
+  private final Clock clock;
 
   /** The meters of one job, registered up front. */
   private final class JobMeters {
@@ -68,11 +82,16 @@ public final class DaemonMetrics implements SchedulerListener {
     final Counter storeErrors;
     final Counter leaseLosses;
     final Counter missed;
+    final Counter paused;
+    final Counter retries;
     final Timer duration;
     final Timer lag;
     final AtomicLong lastClaim = new AtomicLong();
+    final AtomicLong lastSuccessMillis = new AtomicLong();
+    final AtomicLong intervalMillis = new AtomicLong();
 
     JobMeters(String job, Duration interval) {
+      intervalMillis.set(interval.toMillis());
       for (Outcome outcome : Outcome.values()) {
         executions.put(
             outcome,
@@ -100,6 +119,16 @@ public final class DaemonMetrics implements SchedulerListener {
               "leasehold.missed.firings",
               "Firings no replica ran within their misfire grace (reported once per cluster)",
               job);
+      paused =
+          counter(
+              "leasehold.paused.firings",
+              "Firings that fell while the job was paused (recorded once per cluster)",
+              job);
+      retries =
+          counter(
+              "leasehold.retries",
+              "Retries of failed or timed-out runs this node ran (each once per cluster)",
+              job);
       duration =
           Timer.builder("leasehold.execution.duration")
               .description("How long executions ran")
@@ -117,7 +146,12 @@ public final class DaemonMetrics implements SchedulerListener {
           .tag("job", job)
           .baseUnit("seconds")
           .register(registry);
-      Gauge.builder("leasehold.job.interval", () -> interval.toMillis() / 1000.0)
+      Gauge.builder("leasehold.last.success.timestamp", lastSuccessMillis, ms -> ms.get() / 1000.0)
+          .description("When a run of the job last succeeded on this node (epoch s, 0=not yet)")
+          .tag("job", job)
+          .baseUnit("seconds")
+          .register(registry);
+      Gauge.builder("leasehold.job.interval", intervalMillis, ms -> ms.get() / 1000.0)
           .description("Gap between the job's next two firings (0 for a one-off)")
           .tag("job", job)
           .baseUnit("seconds")
@@ -129,18 +163,50 @@ public final class DaemonMetrics implements SchedulerListener {
     }
   }
 
-  public DaemonMetrics(StoreHealth health, List<JobConfig> configured) {
+  /**
+   * @param clock the daemon's wall clock: each job's interval is the gap between its next two
+   *     firings after this clock's now
+   */
+  public DaemonMetrics(StoreHealth health, List<JobConfig> configured, Clock clock) {
     this.health = health;
-    Instant now = Instant.now();
-    for (JobConfig job : configured) {
-      Duration interval = ScheduleWords.interval(job.schedule(), now).orElse(Duration.ZERO);
-      jobs.put(job.name(), new JobMeters(job.name(), interval));
-    }
+    this.clock = clock;
+    jobsConfigured(configured);
     Gauge.builder("leasehold.running.jobs", running, AtomicInteger::get)
         .description("Jobs running on this node now")
         .register(registry);
     Gauge.builder("leasehold.store.up", health, h -> h.healthy() ? 1 : 0)
         .description("1 when the store answered recently, else 0")
+        .register(registry);
+    Gauge.builder("leasehold.build.info", () -> 1)
+        .description("The build's version (always 1)")
+        .tag("version", BuildInfo.version())
+        .tag("java", System.getProperty("java.version"))
+        .register(registry);
+  }
+
+  /**
+   * The jobs of the configuration (at start, and after each reload): a job not seen before gets its
+   * series, at zero; a removed job's series stay, at their last values.
+   */
+  public void jobsConfigured(List<JobConfig> configured) {
+    Instant now = clock.instant();
+    for (JobConfig job : configured) {
+      Duration interval = ScheduleWords.interval(job.schedule(), now).orElse(Duration.ZERO);
+      jobs.computeIfAbsent(job.name(), name -> new JobMeters(name, interval))
+          .intervalMillis
+          .set(interval.toMillis());
+    }
+  }
+
+  /** A reload was applied ({@code true}) or refused. */
+  public void reloaded(boolean applied) {
+    (applied ? reloadsApplied : reloadsFailed).increment();
+  }
+
+  private Counter reloads(String result) {
+    return Counter.builder("leasehold.config.reloads")
+        .description("Reloads of the configuration file, applied or failed (nothing changed)")
+        .tag("result", result)
         .register(registry);
   }
 
@@ -184,13 +250,22 @@ public final class DaemonMetrics implements SchedulerListener {
     m.executions.get(record.outcome()).increment();
     switch (record.outcome()) {
       case MISSED -> m.missed.increment();
-      case SKIPPED -> {}
+      case PAUSED -> m.paused.increment();
+      case SKIPPED, GROUP_FULL, RESET, REQUESTED, TAKEN -> {} // counted above; nothing ran
       default -> {
         m.duration.record(Duration.between(record.startedAt(), record.finishedAt()));
+        if (record.attempt() > 1) {
+          m.retries.increment();
+        }
         if (record.trigger() == TriggerKind.SCHEDULED) {
           m.claimsWon.increment();
+        }
+        if (record.trigger() == TriggerKind.SCHEDULED && record.attempt() == 1) {
           m.lag.record(positive(Duration.between(record.fireTime(), record.startedAt())));
           m.lastClaim.accumulateAndGet(record.startedAt().getEpochSecond(), Math::max);
+        }
+        if (record.outcome() == Outcome.SUCCEEDED) {
+          m.lastSuccessMillis.accumulateAndGet(record.finishedAt().toEpochMilli(), Math::max);
         }
         if (record.outcome() == Outcome.LEASE_LOST) {
           m.leaseLosses.increment();

@@ -5,6 +5,8 @@ import com.cronutils.model.CronType;
 import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.parser.CronParser;
 import dev.leasehold.core.schedule.CronSchedule;
+import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.schedule.JitteredSchedule;
 import dev.leasehold.core.schedule.Schedule;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,6 +25,9 @@ final class ScheduleWords {
 
   /** E.g. {@code at 06:30 (cron "30 6 * * *")}; the expression stays, words are a reading aid. */
   static String describe(Schedule schedule) {
+    if (schedule instanceof JitteredSchedule jittered) {
+      return describe(jittered.base()) + ", jitter " + Durations.format(jittered.bound());
+    }
     if (schedule instanceof CronSchedule cron) {
       String expression = cron.expression();
       try {
@@ -35,11 +40,17 @@ final class ScheduleWords {
     return schedule.describe();
   }
 
+  /** The schedule under any jitter. */
+  static Schedule base(Schedule schedule) {
+    return schedule instanceof JitteredSchedule jittered ? jittered.base() : schedule;
+  }
+
   /**
    * The gap between the next two firings after {@code now}, for "no run in 2 × the interval"
    * alerts; empty for a one-off schedule.
    */
-  static Optional<Duration> interval(Schedule schedule, Instant now) {
+  static Optional<Duration> interval(Schedule jittered, Instant now) {
+    Schedule schedule = base(jittered); // the nominal gap: a jittered one varies by the offsets
     Optional<Instant> next = schedule.nextAfter(now);
     if (next.isEmpty()) {
       return Optional.empty();

@@ -5,6 +5,7 @@ import dev.leasehold.app.config.JobConfig;
 import dev.leasehold.app.runner.FireTimes;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.Pause;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +20,8 @@ import java.util.stream.Collectors;
  */
 public final class StatusReport {
   public static final List<String> COLUMNS =
-      List.of("name", "schedule", "next_fire", "holder", "lease_until", "last_fire", "fence");
+      List.of(
+          "name", "schedule", "next_fire", "holder", "lease_until", "last_fire", "fence", "paused");
 
   private StatusReport() {}
 
@@ -31,7 +33,7 @@ public final class StatusReport {
     return config.jobs().stream().map(job -> row(job, states.get(job.name()), now)).toList();
   }
 
-  private static Map<String, Object> row(JobConfig job, LeaseState state, Instant now) {
+  static Map<String, Object> row(JobConfig job, LeaseState state, Instant now) {
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("name", job.name());
     row.put("schedule", job.schedule().describe());
@@ -40,6 +42,49 @@ public final class StatusReport {
     row.put("lease_until", state == null ? null : FireTimes.format(state.leaseUntil()));
     row.put("last_fire", state == null ? null : FireTimes.format(state.lastFire()));
     row.put("fence", state == null ? 0L : state.fence());
+    row.put("paused", state == null || state.pause() == null ? null : paused(state.pause()));
     return row;
+  }
+
+  /** A pause as the {@code paused} object of {@code status --json} and {@code /jobs}. */
+  public static Map<String, Object> paused(Pause pause) {
+    Map<String, Object> p = new LinkedHashMap<>();
+    p.put("since", FireTimes.format(pause.since()));
+    p.put("by", pause.by());
+    p.put("reason", pause.reason());
+    p.put("stop_running", pause.stopRunning());
+    return p;
+  }
+
+  /** The rows for the text table: the {@code paused} object as one phrase. */
+  public static List<Map<String, Object>> forTable(List<Map<String, Object>> rows) {
+    return rows.stream()
+        .map(
+            r -> {
+              Map<String, Object> copy = new LinkedHashMap<>(r);
+              if (r.get("paused") instanceof Map<?, ?> p) {
+                copy.put(
+                    "paused",
+                    "since "
+                        + p.get("since")
+                        + " by "
+                        + p.get("by")
+                        + (Boolean.TRUE.equals(p.get("stop_running")) ? " (stop running)" : "")
+                        + (p.get("reason") == null ? "" : ": " + p.get("reason")));
+              }
+              return copy;
+            })
+        .toList();
+  }
+
+  /** {@code paused since T by U: reason}, for the pause command's answer. */
+  public static String describe(Pause pause) {
+    return "paused since "
+        + FireTimes.format(pause.since())
+        + " by "
+        + pause.by()
+        + (pause.stopRunning() ? ", stopping a running run" : "")
+        + (pause.reason() == null ? "" : ": " + pause.reason())
+        + "; no replica starts a new firing of it";
   }
 }

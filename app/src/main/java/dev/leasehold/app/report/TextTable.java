@@ -1,5 +1,6 @@
 package dev.leasehold.app.report;
 
+import dev.leasehold.core.store.Redaction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +19,7 @@ public final class TextTable {
     for (Map<String, Object> row : rows) {
       lines.add(
           columns.stream()
-              .map(c -> row.get(c) == null ? "-" : String.valueOf(row.get(c)))
+              .map(c -> row.get(c) == null ? "-" : Redaction.scrub(String.valueOf(row.get(c))))
               .toArray(String[]::new));
     }
     int[] widths = new int[columns.size()];

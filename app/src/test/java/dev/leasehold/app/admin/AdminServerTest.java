@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -122,6 +123,72 @@ class AdminServerTest {
   }
 
   @Test
+  void historyGivesEachRunWithItsOutputAsJson() throws Exception {
+    int port = start("admin:\n  listen: 127.0.0.1:0\n");
+    Poll.until(
+        "a run of tick is in the history",
+        LIMIT,
+        () -> body(port, "/history?job=tick&limit=5").contains("\"job\" : \"tick\""));
+
+    HttpResponse<String> history = get(port, "/history?job=tick&limit=1");
+    assertThat(history.statusCode()).isEqualTo(200);
+    assertThat(history.headers().firstValue("Content-Type")).contains("application/json");
+    assertThat(history.body())
+        .contains("\"outcome\" : \"succeeded\"", "\"duration_ms\"", "\"output\"")
+        .doesNotContain("\"job\" : \"daily\"");
+    assertThat(get(port, "/history?limit=0").statusCode()).isEqualTo(400);
+    assertThat(get(port, "/history?job=no%20such").statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  void historyPagesBackInTimeWithBefore() throws Exception {
+    int port = start("admin:\n  listen: 127.0.0.1:0\n");
+    Poll.until(
+        "tick has run four times",
+        LIMIT,
+        () -> fireTimes(body(port, "/history?job=tick&limit=4")).size() == 4);
+
+    List<String> first = fireTimes(body(port, "/history?job=tick&limit=2"));
+    String cursor = first.get(first.size() - 1);
+    HttpResponse<String> next = get(port, "/history?job=tick&limit=2&before=" + cursor);
+    assertThat(next.statusCode()).isEqualTo(200);
+    List<String> second = fireTimes(next.body());
+    assertThat(second).hasSize(2).doesNotContainAnyElementsOf(first);
+    assertThat(second)
+        .as("strictly older than the cursor, latest firing first")
+        .allMatch(t -> t.compareTo(cursor) < 0)
+        .isSortedAccordingTo(java.util.Comparator.reverseOrder());
+    assertThat(body(port, "/history?job=tick&before=2000-01-01T00:00:00Z")).contains("[ ]");
+
+    HttpResponse<String> bad = get(port, "/history?job=tick&before=yesterday");
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).startsWith("before: ").contains("ISO-8601");
+    assertThat(get(port, "/history?before=2026-13-01T00:00:00Z").statusCode()).isEqualTo(400);
+  }
+
+  /** The {@code fire_time} of each row of a {@code /history} answer, in order. */
+  private static List<String> fireTimes(String json) {
+    List<String> times = new ArrayList<>();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("\"fire_time\" : \"([^\"]+)\"").matcher(json);
+    while (m.find()) {
+      times.add(m.group(1));
+    }
+    return times;
+  }
+
+  @Test
+  void oneJobComesWithItsTrackRecord() throws Exception {
+    int port = start("admin:\n  listen: 127.0.0.1:0\n");
+    Poll.until("tick has run", LIMIT, () -> body(port, "/jobs/tick").contains("\"outcome\""));
+    assertThat(body(port, "/jobs/tick"))
+        .contains("\"record\" : {")
+        .contains("\"success_rate\" : 100.0")
+        .contains("\"failing_since\" : null")
+        .containsPattern("\"last_success\" : \"20\\d\\d-");
+  }
+
+  @Test
   void jobsGivesTheSameJsonAsStatus() throws Exception {
     int port = start("admin:\n  listen: 127.0.0.1:0\n");
 
@@ -142,17 +209,54 @@ class AdminServerTest {
 
   @Test
   void triggerNeedsTheBearerToken() throws Exception {
-    int port = start("admin:\n  listen: 127.0.0.1:0\n  token: s3cret\n");
+    int port = start("admin:\n  listen: 127.0.0.1:0\n  token: s3cret-admin-token-01\n");
 
-    assertThat(post(port, "/jobs/daily/trigger", null).statusCode()).isEqualTo(403);
-    assertThat(post(port, "/jobs/daily/trigger", "Bearer wrong").statusCode()).isEqualTo(403);
-    assertThat(post(port, "/jobs/nope/trigger", "Bearer s3cret").statusCode()).isEqualTo(404);
+    assertUnauthorized(post(port, "/jobs/daily/trigger", null));
+    assertUnauthorized(post(port, "/jobs/daily/trigger", "Bearer wrong"));
+    assertThat(post(port, "/jobs/nope/trigger", "Bearer s3cret-admin-token-01").statusCode())
+        .isEqualTo(404);
     assertThat(get(port, "/jobs/daily/trigger").statusCode()).isEqualTo(405);
 
-    HttpResponse<String> ok = post(port, "/jobs/daily/trigger", "Bearer s3cret");
+    HttpResponse<String> ok = post(port, "/jobs/daily/trigger", "Bearer s3cret-admin-token-01");
     assertThat(ok.statusCode()).isEqualTo(200);
     assertThat(ok.body())
         .contains("\"job\" : \"daily\"", "\"outcome\" : \"succeeded\"", "\"trigger\" : \"manual\"");
+  }
+
+  @Test
+  void pauseAndResumeNeedTheTokenAndShowInJobs() throws Exception {
+    int port = start("admin:\n  listen: 127.0.0.1:0\n  token: s3cret-admin-token-01\n");
+
+    assertUnauthorized(post(port, "/jobs/daily/pause", null));
+    assertUnauthorized(post(port, "/jobs/daily/resume", "Bearer wrong"));
+    assertThat(post(port, "/jobs/nope/pause", "Bearer s3cret-admin-token-01").statusCode())
+        .isEqualTo(404);
+    assertThat(
+            post(
+                    port,
+                    "/jobs/daily/pause?reason=" + "x".repeat(501),
+                    "Bearer s3cret-admin-token-01")
+                .statusCode())
+        .isEqualTo(400);
+
+    HttpResponse<String> paused =
+        post(
+            port,
+            "/jobs/daily/pause?reason=db%20move&stop_running=true",
+            "Bearer s3cret-admin-token-01");
+    assertThat(paused.statusCode()).isEqualTo(200);
+    assertThat(paused.body())
+        .contains("\"by\" : \"admin@admin-node\"", "\"reason\" : \"db move\"")
+        .contains("\"stop_running\" : true");
+    assertThat(get(port, "/jobs").body()).contains("\"reason\" : \"db move\"");
+
+    HttpResponse<String> resumed =
+        post(port, "/jobs/daily/resume?catch_up=true", "Bearer s3cret-admin-token-01");
+    assertThat(resumed.statusCode()).isEqualTo(200);
+    assertThat(resumed.body()).contains("\"resumed\" : true", "\"catch_up\" : true");
+    assertThat(get(port, "/jobs").body()).contains("\"paused\" : null");
+    assertThat(post(port, "/jobs/daily/resume", "Bearer s3cret-admin-token-01").body())
+        .contains("\"resumed\" : false");
   }
 
   @Test
@@ -163,6 +267,22 @@ class AdminServerTest {
 
     assertThat(refused.statusCode()).isEqualTo(403);
     assertThat(refused.body()).contains("set admin.token");
+  }
+
+  @Test
+  void everyPostAnswersAMissingOrWrongTokenAlike() throws Exception {
+    int port = start("admin:\n  listen: 127.0.0.1:0\n  token: s3cret-admin-token-01\n");
+
+    for (String path :
+        List.of("/jobs/daily/trigger", "/jobs/daily/pause", "/jobs/daily/resume", "/reload")) {
+      // two per route: eight wrong tokens stay below the per-client limit of ten a minute
+      for (String authorization : Arrays.asList(null, "Bearer wrong")) {
+        HttpResponse<String> refused = post(port, path, authorization);
+        assertUnauthorized(refused);
+        assertThat(refused.body()).as(path).contains("Authorization: Bearer <admin.token>");
+      }
+    }
+    assertThat(get(port, "/jobs").body()).contains("\"paused\" : null");
   }
 
   @Test
@@ -195,16 +315,19 @@ class AdminServerTest {
 
   @Test
   void beyondLoopbackEveryEndpointButHealthNeedsTheToken() throws Exception {
-    int port = start("admin:\n  listen: 0.0.0.0:0\n  token: s3cret\n");
+    int port = start("admin:\n  listen: 0.0.0.0:0\n  token: s3cret-admin-token-01\n");
 
     assertThat(get(port, "/health").statusCode()).isEqualTo(200);
     for (String path : List.of("/jobs", "/metrics")) {
-      assertThat(get(port, path).statusCode()).as(path).isEqualTo(403);
-      assertThat(get(port, path, "Bearer wrong").statusCode()).as(path).isEqualTo(403);
-      assertThat(get(port, path, "Bearer s3cret").statusCode()).as(path).isEqualTo(200);
+      assertUnauthorized(get(port, path));
+      assertUnauthorized(get(port, path, "Bearer wrong"));
+      assertThat(get(port, path, "Bearer s3cret-admin-token-01").statusCode())
+          .as(path)
+          .isEqualTo(200);
     }
-    assertThat(post(port, "/jobs/daily/trigger", null).statusCode()).isEqualTo(403);
-    assertThat(post(port, "/jobs/daily/trigger", "Bearer s3cret").statusCode()).isEqualTo(200);
+    assertUnauthorized(post(port, "/jobs/daily/trigger", null));
+    assertThat(post(port, "/jobs/daily/trigger", "Bearer s3cret-admin-token-01").statusCode())
+        .isEqualTo(200);
   }
 
   @Test
@@ -237,6 +360,55 @@ class AdminServerTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
+  @Test
+  void nodesListsThisDaemonAndAnotherReplicaWithADifferentJobSetIsDrift() throws Exception {
+    int port = start("admin:\n  listen: 127.0.0.1:0\n");
+    Poll.until("this node is listed", LIMIT, () -> body(port, "/nodes").contains("admin-node"));
+    String own = body(port, "/nodes");
+    assertThat(own)
+        .contains("\"node\" : \"admin-node\"")
+        .contains("\"state\" : \"live\"")
+        .contains("\"job_digest\" : \"sha256:")
+        .contains("\"drift\" : false");
+    assertThat(body(port, "/metrics")).contains("leasehold_config_drift 0.0");
+
+    // two more replicas with a job set of their own: they are the majority, this node differs
+    dev.leasehold.core.lease.LeaseStore other = store.leases.client();
+    java.time.Instant now = java.time.Instant.now();
+    for (String id : List.of("other-1", "other-2")) {
+      other.publishNode(
+          new dev.leasehold.core.lease.NodeRecord(id, "0.0.1", now, now, "sha256:other", List.of()),
+          Duration.ofMinutes(5));
+    }
+    Poll.until(
+        "the drift metric names this node",
+        LIMIT,
+        () ->
+            body(port, "/metrics")
+                .contains("leasehold_config_drift_replica{node=\"admin-node\"} 1.0"));
+    assertThat(body(port, "/metrics")).contains("leasehold_config_drift 1.0");
+    assertThat(body(port, "/nodes")).contains("\"drift\" : true");
+    assertThat(body(port, "/api/status"))
+        .contains("\"replicas\"")
+        .contains("(differing: admin-node)");
+  }
+
+  @Test
+  void oneJobComesWithItsStateAndLastRuns() throws Exception {
+    int port = start("admin:\n  listen: 127.0.0.1:0\n");
+    Poll.until("tick has run", LIMIT, () -> body(port, "/jobs/tick").contains("\"outcome\""));
+    String tick = body(port, "/jobs/tick");
+    assertThat(tick)
+        .contains("\"name\" : \"tick\"")
+        .contains("\"schedule\"")
+        .contains("\"paused\" : null")
+        .contains("\"state\" : \"")
+        .contains("\"last_runs\" : [")
+        .contains("\"outcome\" : \"succeeded\"");
+    assertThat(status(port, "/jobs/no-such-job")).isEqualTo(404);
+    assertThat(status(port, "/jobs/bad%20name")).isEqualTo(400);
+  }
+
   private static int status(int port, String path) {
     try {
       return get(port, path).statusCode();
@@ -251,5 +423,13 @@ class AdminServerTest {
     } catch (Exception e) {
       return "";
     }
+  }
+
+  /** A missing or wrong token: 401 with a Bearer challenge, on every route that needs one. */
+  private static void assertUnauthorized(HttpResponse<String> response) {
+    assertThat(response.statusCode()).as(response.uri().toString()).isEqualTo(401);
+    assertThat(response.headers().firstValue("WWW-Authenticate"))
+        .as(response.uri().toString())
+        .hasValueSatisfying(v -> assertThat(v).startsWith("Bearer "));
   }
 }

@@ -9,8 +9,10 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.schedule.Schedule;
 import dev.leasehold.core.store.StoreBackend;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -36,7 +38,8 @@ class DaemonMetricsTest {
           health,
           List.of(
               job("digest", Schedule.cron("30 6 * * *", ZoneOffset.UTC)),
-              job("tick", Schedule.every(Duration.ofSeconds(10), Duration.ZERO))));
+              job("tick", Schedule.every(Duration.ofSeconds(10), Duration.ZERO))),
+          Clock.systemUTC());
 
   @Test
   void everySeriesOfEveryJobIsThereAtZeroBeforeAnythingHappened() {
@@ -58,6 +61,7 @@ class DaemonMetricsTest {
               "leasehold_claim_refusals_total",
               "leasehold_store_errors_total",
               "leasehold_lease_losses_total",
+              "leasehold_retries_total",
               "leasehold_missed_firings_total")) {
         assertThat(text).contains(counter + "{job=\"" + job + "\"} 0.0");
       }
@@ -70,7 +74,72 @@ class DaemonMetricsTest {
         .contains("leasehold_job_interval_seconds{job=\"digest\"} 86400.0")
         .contains("leasehold_job_interval_seconds{job=\"tick\"} 10.0")
         .contains("leasehold_running_jobs 0.0")
-        .contains("leasehold_store_up 1.0");
+        .contains("leasehold_store_up 1.0")
+        .contains("leasehold_last_success_timestamp_seconds{job=\"tick\"} 0.0")
+        .containsPattern("leasehold_build_info\\{java=\"[^\"]+\",version=\"[^\"]+\"} 1(\\.0)?\n");
+  }
+
+  @Test
+  void theLastSuccessIsTheNewestSucceededRunsEnd() {
+    Instant fire = Instant.parse("2026-11-30T06:30:00Z");
+    for (int i = 0; i < 3; i++) {
+      Instant at = fire.plusSeconds(60L * i);
+      metrics.executionFinished(
+          new ExecutionRecord(
+              "digest",
+              at,
+              "n1",
+              i + 1,
+              i == 0 ? TriggerKind.MANUAL : TriggerKind.SCHEDULED,
+              at,
+              at.plusMillis(1500),
+              i == 2 ? Outcome.FAILED : Outcome.SUCCEEDED,
+              i == 2 ? 1 : 0,
+              null));
+    }
+    assertThat(metrics.scrape())
+        .contains(
+            "leasehold_last_success_timestamp_seconds{job=\"digest\"} "
+                + fire.plusSeconds(60).plusMillis(1500).toEpochMilli() / 1000.0);
+  }
+
+  @Test
+  void aRetryCountsOnceOnTheNodeThatRanIt() {
+    Instant fire = Instant.parse("2026-11-30T06:30:00Z");
+    for (int attempt = 1; attempt <= 3; attempt++) {
+      metrics.executionFinished(
+          new ExecutionRecord(
+              "tick",
+              fire,
+              "n1",
+              attempt,
+              TriggerKind.SCHEDULED,
+              fire.plusSeconds(attempt),
+              fire.plusSeconds(attempt).plusMillis(10),
+              Outcome.FAILED,
+              1,
+              null,
+              null,
+              attempt),
+          attempt < 3);
+    }
+    assertThat(metrics.scrape())
+        .contains("leasehold_retries_total{job=\"tick\"} 2.0")
+        .contains("leasehold_retries_total{job=\"digest\"} 0.0")
+        .contains("leasehold_executions_total{job=\"tick\",outcome=\"failed\"} 3.0");
+  }
+
+  @Test
+  void aJobsIntervalIsReadOnTheInjectedClock() {
+    // on 2026-03-27 the next two 06:00 Berlin firings straddle the switch to summer time: 23 h
+    Clock beforeTheSwitch = Clock.fixed(Instant.parse("2026-03-27T12:00:00Z"), ZoneOffset.UTC);
+    DaemonMetrics springForward =
+        new DaemonMetrics(
+            health,
+            List.of(job("digest", Schedule.cron("0 6 * * *", ZoneId.of("Europe/Berlin")))),
+            beforeTheSwitch);
+    assertThat(springForward.scrape())
+        .contains("leasehold_job_interval_seconds{job=\"digest\"} 82800.0");
   }
 
   @Test
