@@ -9,6 +9,7 @@ import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -18,9 +19,9 @@ import java.util.stream.Stream;
  * class-data archive ({@code leasehold.jsa}, then dumped by {@code -Xshare:dump}) that {@code
  * bin/leasehold} hands to the JVM: every command of the CLI, in one JVM, against an embedded H2
  * file in a temporary directory ({@code --help}, {@code validate}, {@code validate --connect},
- * {@code trigger}, {@code status}, {@code history}, and {@code run} up to the point where it has
- * started and is asked to stop). The classes they load are the ones a real start-up loads, so the
- * archive holds them parsed and verified.
+ * {@code trigger --here}, {@code status}, {@code history}, and {@code run} up to the point where it
+ * has started and is asked to stop). The classes they load are the ones a real start-up loads, so
+ * the archive holds them parsed and verified.
  *
  * <p>It never fails the build: a command that does not exit 0 is reported on stderr and the
  * training goes on (the archive then holds fewer classes, which only costs start-up time).
@@ -43,7 +44,7 @@ public final class ArchiveTraining {
               List.of("--version"),
               List.of("validate", "--config", file),
               List.of("validate", "--connect", "--config", file),
-              List.of("trigger", "--config", file, "tick"),
+              List.of("trigger", "--here", "--config", file, "tick"),
               List.of("status", "--config", file),
               List.of("status", "--json", "--config", file),
               List.of("history", "--config", file),
@@ -146,7 +147,8 @@ public final class ArchiveTraining {
           stop.setDaemon(true);
           stop.start();
         },
-        true);
+        true,
+        Clock.systemUTC());
   }
 
   private static void delete(Path dir) {

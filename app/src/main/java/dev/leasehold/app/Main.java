@@ -8,6 +8,7 @@ import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.app.wiring.StoreModules;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
+import java.time.Clock;
 
 /** {@code java -jar leasehold.jar ...}: see {@link Cli}. */
 public final class Main {
@@ -33,7 +34,8 @@ public final class Main {
             StoreModules::discover,
             // run/trigger stop gracefully on SIGTERM/SIGINT/SIGHUP, then return their own code
             ShutdownSignal.signals(),
-            true);
+            true,
+            Clock.systemUTC());
     System.exit(new Cli(context).execute(args));
   }
 }

@@ -34,6 +34,17 @@ class ArchitectureRulesCanFailTest {
   }
 
   @Test
+  void aLibraryThatUsesTheAppOrAnAdapterIsCaught() {
+    EvaluationResult result =
+        ArchitectureTest.librariesSeeTheCoreOnly.evaluate(
+            new ClassFileImporter().importPackages("dev.leasehold.guice.fixture"));
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().toString())
+        .contains("StoreModules")
+        .contains("RedisStoreFactory");
+  }
+
+  @Test
   void theLeaseStorePlacementRuleCatchesAStoreOutsideTheAdapters() {
     EvaluationResult result =
         ArchitectureTest.everyLeaseStoreLivesInAnAdapter.evaluate(coreTestJar);
@@ -53,6 +64,22 @@ class ArchitectureRulesCanFailTest {
     assertThat(result.getFailureReport().toString())
         .contains("SchedulerWithoutInjector")
         .doesNotContain("DaemonModule.scheduler");
+  }
+
+  @Test
+  void readingTheWallClockWithoutAClockIsCaught() {
+    JavaClasses imported =
+        new ClassFileImporter()
+            .importClasses(
+                dev.leasehold.app.testing.ReadsTheWallClock.class,
+                dev.leasehold.app.daemon.DaemonModule.class);
+    EvaluationResult result = ArchitectureTest.nowComesFromAClock.evaluate(imported);
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().getDetails())
+        .anyMatch(d -> d.contains("ReadsTheWallClock.instant()") && d.contains("Instant.now()"))
+        .anyMatch(d -> d.contains("ReadsTheWallClock.millis()") && d.contains("currentTimeMillis"))
+        .anyMatch(d -> d.contains("ReadsTheWallClock.reference()") && d.contains("Instant.now()"))
+        .noneMatch(d -> d.contains("DaemonModule"));
   }
 
   @Test

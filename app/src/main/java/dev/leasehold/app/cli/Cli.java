@@ -2,7 +2,7 @@ package dev.leasehold.app.cli;
 
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.logging.StartupTrace;
-import dev.leasehold.app.wiring.StoreOpener;
+import dev.leasehold.app.wiring.StoreWords;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.Redaction;
 import java.util.LinkedHashMap;
@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * The command line: {@code run}, {@code validate}, {@code status}, {@code history}, {@code
- * trigger}. Exit codes (docs/cli.md): 0 ok; 2 bad usage or bad config, with one line on stderr; 1 a
- * runtime failure, also one line.
+ * trigger}, {@code pause}, {@code resume}. Exit codes (docs/cli.md): 0 ok; 2 bad usage or bad
+ * config, with one line on stderr; 1 a runtime failure, also one line.
  */
 @Command(
     name = "leasehold",
@@ -51,6 +51,11 @@ public final class Cli implements Callable<Integer> {
     commands.put("status", () -> new StatusCommand(context));
     commands.put("history", () -> new HistoryCommand(context));
     commands.put("trigger", () -> new TriggerCommand(context));
+    commands.put("fence", () -> new FenceCommand(context));
+    commands.put("pause", () -> new PauseCommand(context));
+    commands.put("resume", () -> new ResumeCommand(context));
+    commands.put("reset", () -> new ResetCommand(context));
+    commands.put("nodes", () -> new NodesCommand(context));
     // no lambda or method reference may name a picocli type: picocli is compiled for Java 5, and
     // the class-data archive keeps such a type only if nothing links it while the archive is made
     commands.put("help", () -> new CommandLine.HelpCommand());
@@ -97,12 +102,12 @@ public final class Cli implements Callable<Integer> {
       return e.getMessage();
     }
     if (e instanceof LeaseStoreException) {
-      return "leasehold: store error: " + StoreOpener.summary(e);
+      return "leasehold: store error: " + StoreWords.summary(e);
     }
     if (e instanceof IllegalArgumentException) {
       return "leasehold: " + oneLine(e.getMessage());
     }
-    return "leasehold: error: " + StoreOpener.summary(e);
+    return "leasehold: error: " + StoreWords.summary(e);
   }
 
   static String oneLine(String text) {

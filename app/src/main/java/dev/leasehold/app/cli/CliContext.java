@@ -7,6 +7,7 @@ import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreModules;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -21,6 +22,8 @@ import java.util.function.Supplier;
  * @param shutdown how {@code run} learns of SIGTERM/SIGINT
  * @param configureLogging whether commands set up Logback (the real {@code main} does; tests keep
  *     their own logging)
+ * @param clock the wall clock every command reads "now" from (status ages, node liveness, the
+ *     trigger's scheduler); {@code Main} passes the system clock
  */
 public record CliContext(
     Map<String, String> env,
@@ -28,7 +31,8 @@ public record CliContext(
     PrintWriter err,
     Supplier<StoreModules> stores,
     ShutdownSignal shutdown,
-    boolean configureLogging) {
+    boolean configureLogging,
+    Clock clock) {
 
   PreparedConfig prepare(Path file) throws ConfigException {
     StartupTrace.mark("command parsed");

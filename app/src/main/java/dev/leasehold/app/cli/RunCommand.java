@@ -11,8 +11,9 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /**
- * {@code run}: schedules every job until SIGTERM/SIGINT. A bad configuration exits 2 before
- * anything starts; a store that is down never ends it (it retries with capped backoff).
+ * {@code run}: schedules every job until SIGTERM/SIGINT; SIGHUP reloads the file. A bad
+ * configuration exits 2 before anything starts; a store that is down never ends it (it retries with
+ * capped backoff).
  */
 @Command(
     name = "run",
@@ -20,6 +21,7 @@ import picocli.CommandLine.Mixin;
     versionProvider = VersionProvider.class,
     description = {
       "Schedules the jobs until SIGTERM/SIGINT, then stops gracefully (shutdown-grace).",
+      "SIGHUP reads the file again and applies its jobs (a bad file changes nothing).",
       "Run one on every replica with the same file; each firing runs once."
     })
 final class RunCommand implements Callable<Integer> {
@@ -42,8 +44,9 @@ final class RunCommand implements Callable<Integer> {
     PreparedConfig prepared = context.prepare(config.file);
     DaemonConfig c = prepared.config();
     context.logging(c.log().json(), c.log().level(), false);
-    Daemon daemon = new Daemon(prepared);
+    Daemon daemon = new Daemon(prepared, () -> context.prepare(config.file), context.clock());
     context.shutdown().onShutdown(daemon::shutdown);
+    context.shutdown().onReload(daemon::reload);
     onStart.accept(daemon);
     return daemon.run();
   }

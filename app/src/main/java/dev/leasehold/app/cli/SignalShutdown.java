@@ -13,6 +13,9 @@ import sun.misc.Signal;
  * databases in one) can close something the stop still needs; the command then returns its exit
  * code and the JVM exits normally.
  *
+ * <p>SIGHUP reloads the configuration instead where a reload action is registered ({@link
+ * #onReload}: {@code run}), on a thread of its own, one at a time; during a stop it is ignored.
+ *
  * <p>A signal that comes before any stop action was registered (start-up) exits at once with 128 +
  * the signal number, as the JVM would. Further signals during a stop are ignored: the stop is
  * bounded by {@code shutdown-grace} and the kill grace. Where signals cannot be handled (the JVM
@@ -23,6 +26,7 @@ final class SignalShutdown implements ShutdownSignal {
   private static final List<String> SIGNALS = List.of("TERM", "INT", "HUP");
 
   private final List<Runnable> actions = new ArrayList<>();
+  private Runnable reload;
   private boolean signalled;
   private boolean hooksInstead;
 
@@ -50,7 +54,17 @@ final class SignalShutdown implements ShutdownSignal {
     }
   }
 
+  @Override
+  public synchronized void onReload(Runnable action) {
+    reload = action;
+  }
+
   private synchronized void received(Signal signal) {
+    if (reload != null && signal.getName().equals("HUP") && !signalled) {
+      log.info("SIGHUP received: reloading the configuration");
+      new Thread(reload, "leasehold-reload").start();
+      return;
+    }
     if (signalled) {
       log.info("SIG{} ignored: already stopping", signal.getName());
       return;

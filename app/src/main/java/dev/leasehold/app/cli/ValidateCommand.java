@@ -4,6 +4,7 @@ import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
+import dev.leasehold.app.wiring.StoreWords;
 import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import java.util.concurrent.Callable;
@@ -43,13 +44,13 @@ final class ValidateCommand implements Callable<Integer> {
     context.logging(false, "WARN", true);
     PreparedConfig prepared = context.prepare(config.file);
     DaemonConfig c = prepared.config();
-    String store = StoreOpener.describe(c.store());
+    String store = StoreWords.describe(c.store());
     if (connect) {
       try (StoreBackend backend =
           StoreOpener.openChecked(prepared.storeFactory(), c.store(), c.node())) {
         store += " (answered), self-check passed";
       } catch (IncompatibleStoreException e) {
-        context.err().println("leasehold: " + c.file() + ": " + StoreOpener.summary(e));
+        context.err().println("leasehold: " + c.file() + ": " + StoreWords.summary(e));
         return Cli.USAGE;
       } catch (RuntimeException e) {
         context
@@ -60,7 +61,7 @@ final class ValidateCommand implements Callable<Integer> {
                     + ": store "
                     + store
                     + " is not reachable: "
-                    + StoreOpener.summary(e));
+                    + StoreWords.summary(e));
         return Cli.FAILURE;
       }
     }

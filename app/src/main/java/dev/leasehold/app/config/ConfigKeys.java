@@ -1,14 +1,28 @@
 package dev.leasehold.app.config;
 
+import dev.leasehold.core.job.HistoryRetention;
+import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.scheduler.JobPolicy;
+import dev.leasehold.core.scheduler.RetryPolicy;
+import dev.leasehold.core.scheduler.Scheduler;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
- * Every key of the configuration file, once: its section, kind, default and meaning. The loader
- * allows exactly these keys ({@link #names}) and {@link ConfigSchema} derives the published JSON
- * Schema from them, so the validator and the schema cannot drift apart.
+ * Every key of the configuration file, once: its section, kind, parser, default and meaning. The
+ * loader reads values through these keys ({@link Section#get}, {@link Section#value}) and allows
+ * exactly these names ({@link #names}); {@link ConfigSchema} derives the published JSON Schema from
+ * them and a test holds the key tables of docs/configuration.md to them, so the validator, the
+ * schema and the reference cannot drift apart. A default that the core also needs (the lease TTL,
+ * the retry backoff, the history retention) is defined once in the core and named here.
  */
 final class ConfigKeys {
   private ConfigKeys() {}
@@ -26,21 +40,303 @@ final class ConfigKeys {
     /** A nested mapping. */
     SECTION,
     /** A list of mappings. */
-    SECTION_LIST
+    SECTION_LIST,
+    /** A mapping of names to mappings, e.g. {@code groups}. */
+    SECTION_MAP
+  }
+
+  /** Reads one key's value from its section; empty when the key is absent. */
+  @FunctionalInterface
+  interface Reader<T> {
+    Optional<T> read(Section section, String key) throws ConfigException;
   }
 
   /**
    * One key.
    *
+   * @param reader how its value is read and checked (errors name the field)
+   * @param defaultValue the value when the key is absent, or {@code null} when its absence means
+   *     something else (described by {@code defaultText})
+   * @param defaultText the default as the schema and the reference show it, or {@code null}
    * @param values the allowed values (case-insensitive) for an enumerated text, else empty
    */
-  record Key(String name, Kind kind, String defaultValue, String description, List<String> values) {
-    static Key of(String name, Kind kind, String defaultValue, String description) {
-      return new Key(name, kind, defaultValue, description, List.of());
+  record Key<T>(
+      String name,
+      Kind kind,
+      Reader<T> reader,
+      T defaultValue,
+      String defaultText,
+      String description,
+      List<String> values) {
+
+    /** A key whose default, if any, is described rather than typed. */
+    static Key<String> of(String name, Kind kind, String defaultText, String description) {
+      Reader<String> reader =
+          kind == Kind.TEXT ? Section::text : (s, k) -> Optional.<String>empty();
+      return new Key<>(name, kind, reader, null, defaultText, description, List.of());
+    }
+
+    static Key<String> text(String name, String defaultValue, String description) {
+      return new Key<>(
+          name, Kind.TEXT, Section::text, defaultValue, defaultValue, description, List.of());
+    }
+
+    static Key<Duration> duration(String name, Duration defaultValue, String description) {
+      return new Key<>(
+          name,
+          Kind.DURATION,
+          Section::duration,
+          defaultValue,
+          show(defaultValue),
+          description,
+          List.of());
+    }
+
+    /** A duration that must be greater than zero. */
+    static Key<Duration> positiveDuration(String name, Duration defaultValue, String description) {
+      return new Key<>(
+          name,
+          Kind.DURATION,
+          Section::positiveDuration,
+          defaultValue,
+          show(defaultValue),
+          description,
+          List.of());
+    }
+
+    /** A whole number from {@code min} to {@code max}. */
+    static Key<Integer> wholeNumber(
+        String name, int min, int max, Integer defaultValue, String description) {
+      Reader<Integer> reader =
+          (s, key) -> {
+            Optional<String> given = s.text(key);
+            if (given.isEmpty()) {
+              return Optional.empty();
+            }
+            int n;
+            try {
+              n = Integer.parseInt(given.get().strip());
+            } catch (NumberFormatException e) {
+              n = min - 1;
+            }
+            if (n < min || n > max) {
+              throw s.error(
+                  key,
+                  "must be a whole number from "
+                      + min
+                      + " to "
+                      + max
+                      + ", got '"
+                      + given.get()
+                      + "'");
+            }
+            return Optional.of(n);
+          };
+      return new Key<>(
+          name,
+          Kind.TEXT,
+          reader,
+          defaultValue,
+          defaultValue == null ? null : String.valueOf(defaultValue),
+          description,
+          List.of());
+    }
+
+    /**
+     * One of {@code values}, in any case (stripped, and in the case the values are written in).
+     *
+     * @param problem the error for a value not allowed, given the normalised value
+     */
+    static Key<String> choice(
+        String name,
+        List<String> values,
+        String defaultValue,
+        String description,
+        Function<String, String> problem) {
+      Reader<String> reader =
+          (s, key) -> {
+            Optional<String> given = s.text(key).map(v -> normalise(values, v));
+            if (given.isPresent() && !values.contains(given.get())) {
+              throw s.error(key, problem.apply(given.get()));
+            }
+            return given;
+          };
+      return new Key<>(
+          name, Kind.TEXT, reader, defaultValue, defaultValue, description, List.copyOf(values));
+    }
+
+    /** A zone id such as {@code UTC} or {@code Asia/Shanghai}. */
+    static Key<ZoneId> zone(
+        String name, ZoneId defaultValue, String defaultText, String description) {
+      return new Key<>(
+          name, Kind.TEXT, ConfigLoader::zone, defaultValue, defaultText, description, List.of());
+    }
+
+    /** This key with its default described as {@code text} (the typed default stays). */
+    Key<T> describedAs(String text) {
+      return new Key<>(name, kind, reader, defaultValue, text, description, values);
+    }
+
+    /** This key with its default described by {@code text}, given the default as written. */
+    Key<T> describedAs(Function<String, String> text) {
+      return describedAs(text.apply(defaultText));
+    }
+
+    /** {@code value} as it is written in this enumerated key's values. */
+    String normalised(String value) {
+      return normalise(values, value);
+    }
+
+    private static String normalise(List<String> values, String value) {
+      String v = value.strip();
+      boolean upper =
+          !values.isEmpty() && values.get(0).equals(values.get(0).toUpperCase(Locale.ROOT));
+      return upper ? v.toUpperCase(Locale.ROOT) : v.toLowerCase(Locale.ROOT);
     }
   }
 
-  static final List<Key> TOP =
+  /** A duration as the reference writes it: {@code 30d}, {@code 10m}, {@code 30s}. */
+  static String show(Duration d) {
+    if (d == null) {
+      return null;
+    }
+    long ms = d.toMillis();
+    return ms != 0 && ms % 86_400_000 == 0 ? ms / 86_400_000 + "d" : Durations.format(d);
+  }
+
+  // top level
+
+  /** Where this repository's store adapters live (the architecture rules hold them there). */
+  static final String ADAPTERS = "dev.leasehold.store.";
+
+  static final Key<ZoneId> ZONE =
+      Key.zone(
+          "zone",
+          ZoneOffset.UTC,
+          "UTC",
+          "Default IANA time zone of cron and at schedules, e.g. Asia/Shanghai.");
+
+  static final Key<Duration> SHUTDOWN_GRACE =
+      Key.duration(
+          "shutdown-grace",
+          Scheduler.DEFAULT_SHUTDOWN_GRACE,
+          "On SIGTERM/SIGINT: how long running jobs may finish before they are stopped.");
+
+  // lease
+
+  static final Key<Duration> TTL =
+      Key.positiveDuration(
+          "ttl", JobPolicy.DEFAULT_TTL, "Lease time to live for jobs that set none.");
+
+  static final Key<Duration> RENEW_EVERY =
+      Key.positiveDuration(
+              "renew-every", null, "How often a running job's lease is renewed; less than ttl.")
+          .describedAs("ttl / 3");
+
+  // store
+
+  /** The longest store round trip when no renew interval is shorter. */
+  static final Key<Duration> COMMAND_TIMEOUT =
+      Key.positiveDuration(
+              "command-timeout", Duration.ofSeconds(5), "Upper bound for one store round trip.")
+          .describedAs(d -> "the smallest renew interval, at most " + d);
+
+  static final Key<Duration> KEEP =
+      Key.duration(
+          "keep",
+          HistoryRetention.DEFAULT_KEEP,
+          "Records older than this are removed (at least 1m), e.g. 30d, 90d, 12h.");
+
+  static final Key<Integer> MAX_PER_JOB =
+      Key.wholeNumber(
+          "max-per-job",
+          1,
+          1_000_000,
+          HistoryRetention.DEFAULT_MAX_PER_JOB,
+          "At most this many records of one job are kept, the newest (1 to 1000000).");
+
+  // admin
+
+  static final Key<String> LISTEN =
+      Key.text(
+          "listen", "127.0.0.1:8077", "host:port of the admin endpoint; port 0 picks a free one.");
+
+  // log
+
+  static final Key<String> FORMAT =
+      Key.choice(
+          "format",
+          List.of("text", "json"),
+          "text",
+          "text or json lines.",
+          v -> "expected text or json, got '" + v + "'");
+
+  static final Key<String> LEVEL =
+      Key.choice(
+          "level",
+          List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR"),
+          "INFO",
+          "Root log level.",
+          v -> "expected one of TRACE, DEBUG, INFO, WARN, ERROR");
+
+  // groups
+
+  static final Key<Integer> MAX_CONCURRENT =
+      Key.wholeNumber(
+          "max-concurrent",
+          1,
+          GroupReader.MAX_CONCURRENT,
+          null,
+          "How many jobs of the group may run at once across all replicas (1 to 100).");
+
+  // jobs
+
+  static final Key<Duration> OFFSET =
+      Key.duration("offset", Duration.ZERO, "With every: shift from the epoch alignment.");
+
+  static final Key<Duration> KILL_GRACE =
+      Key.duration(
+          "kill-grace",
+          Duration.ofSeconds(10),
+          "Command jobs: time between SIGTERM and SIGKILL when the job must stop.");
+
+  static final Key<Duration> MISFIRE_GRACE =
+      Key.duration(
+          "misfire-grace",
+          JobPolicy.DEFAULT_MISFIRE_GRACE,
+          "A firing that could not start on time still runs this late; 0s disables catch-up.");
+
+  // retry
+
+  static final Key<Integer> ATTEMPTS =
+      Key.wholeNumber(
+          "attempts",
+          1,
+          100,
+          RetryPolicy.NONE.attempts(),
+          "Runs of one firing at most, the first included (1 to 100); 1 means no retry. Only"
+              + " failed and timed-out scheduled runs are retried.");
+
+  static final Key<Duration> BACKOFF =
+      Key.positiveDuration(
+          "backoff",
+          RetryPolicy.DEFAULT_BACKOFF,
+          "Pause from the end of the first failed run to its retry; doubles per attempt.");
+
+  static final Key<Duration> MAX_BACKOFF =
+      Key.positiveDuration(
+          "max-backoff",
+          RetryPolicy.DEFAULT_MAX_BACKOFF,
+          "The pause never grows past this; at least the backoff.");
+
+  // http
+
+  /** An HTTP request's limit when neither it nor its job gives one. */
+  static final Key<Duration> HTTP_TIMEOUT =
+      Key.positiveDuration("timeout", Duration.ofSeconds(30), "Whole-exchange limit.")
+          .describedAs(d -> "the job's timeout, else " + d);
+
+  static final List<Key<?>> TOP =
       List.of(
           Key.of(
               "node",
@@ -49,33 +345,61 @@ final class ConfigKeys {
               "This replica's name (1-200 characters): the lease holder, LEASEHOLD_NODE for jobs,"
                   + " the node of each history record. Give each replica its own."),
           Key.of(
-              "zone",
+              "namespace",
               Kind.TEXT,
-              "UTC",
-              "Default IANA time zone of cron and at schedules, e.g. Asia/Shanghai."),
+              "none",
+              "Keeps this service apart from others on the same store: 1-40 characters of a-z,"
+                  + " 0-9 and '-', starting with a letter or digit. Its leases, history and pauses"
+                  + " are stored under its own names and it sees no one else's. Without it the"
+                  + " store's layout is as it always was."),
+          ZONE,
+          SHUTDOWN_GRACE,
           Key.of(
-              "shutdown-grace",
-              Kind.DURATION,
-              "30s",
-              "On SIGTERM/SIGINT: how long running jobs may finish before they are stopped."),
-          Key.of("store", Kind.SECTION, "H2 file", "Where leases and history live."),
+              "store",
+              Kind.SECTION,
+              StoreDefaults.TYPE + " at " + StoreDefaults.URL,
+              "Where leases and history live."),
           Key.of("lease", Kind.SECTION, null, "Defaults for every job's lease."),
           Key.of("admin", Kind.SECTION, "off", "The admin HTTP endpoint (status page, metrics)."),
-          Key.of("log", Kind.SECTION, "text, INFO", "Log format and level."),
+          Key.of(
+              "log",
+              Kind.SECTION,
+              FORMAT.defaultText() + ", " + LEVEL.defaultText(),
+              "Log format and level."),
+          Key.of(
+              "notify",
+              Kind.SECTION,
+              "none",
+              "Default notifier of every job without its own: a command or an HTTP request that"
+                  + " gets each failure, miss and recovery as JSON."),
+          Key.of(
+              "groups",
+              Kind.SECTION_MAP,
+              "none",
+              "Concurrency groups by name, e.g. backups: {max-concurrent: 1}: the jobs of a group"
+                  + " (job key group) run at most max-concurrent at once across the cluster."),
+          Key.of(
+              "retry",
+              Kind.SECTION,
+              "attempts " + ATTEMPTS.defaultText() + " (no retry)",
+              "Default retry of every job: how often a failed or timed-out run is run again."),
           Key.of("jobs", Kind.SECTION_LIST, null, "The jobs, at least one."));
 
-  static final List<Key> STORE =
+  static final List<Key<?>> GROUP = List.of(MAX_CONCURRENT);
+
+  static final List<Key<?>> STORE =
       List.of(
           Key.of(
               "type",
               Kind.TEXT,
-              "h2",
-              "Store type: h2, mysql, mariadb, postgres, redis, redlock, mongo, etcd, zookeeper, or"
-                  + " another adapter's type in the jar."),
+              StoreDefaults.TYPE,
+              "Store type: "
+                  + String.join(", ", StoreCatalog.discovered().types(ADAPTERS))
+                  + ", or another adapter's type in the jar."),
           Key.of(
               "url",
               Kind.TEXT,
-              "jdbc:h2:file:./data/leasehold for h2",
+              StoreDefaults.URL + " for " + StoreDefaults.TYPE,
               "The store's URL, e.g. jdbc:postgresql://host:5432/db, redis://host:6379/0,"
                   + " mongodb://host/db, http://etcd:2379, zk://zk1:2181,zk2:2181/chroot."),
           Key.of(
@@ -96,47 +420,38 @@ final class ConfigKeys {
               "A file holding the password (readable by the owner only); not with password."),
           Key.of(
               "key-prefix", Kind.TEXT, null, "Key or collection prefix, where the store has one."),
+          COMMAND_TIMEOUT,
+          Key.of("options", Kind.TEXT_MAP, null, "Store-specific options (see docs/stores/)."),
           Key.of(
-              "command-timeout",
-              Kind.DURATION,
-              "the smallest renew interval, at most 5s",
-              "Upper bound for one store round trip."),
-          Key.of("options", Kind.TEXT_MAP, null, "Store-specific options (see docs/stores/)."));
+              "history",
+              Kind.SECTION,
+              "keep " + KEEP.defaultText() + ", max-per-job " + MAX_PER_JOB.defaultText(),
+              "What the execution history keeps; the rest is pruned about once a minute, by one"
+                  + " replica at a time."));
 
-  static final List<Key> LEASE =
-      List.of(
-          Key.of("ttl", Kind.DURATION, "30s", "Lease time to live for jobs that set none."),
-          Key.of(
-              "renew-every",
-              Kind.DURATION,
-              "ttl / 3",
-              "How often a running job's lease is renewed; less than ttl."));
+  static final List<Key<?>> HISTORY = List.of(KEEP, MAX_PER_JOB);
 
-  static final List<Key> ADMIN =
+  static final List<Key<?>> LEASE = List.of(TTL, RENEW_EVERY);
+
+  static final List<Key<?>> ADMIN =
       List.of(
-          Key.of(
-              "listen",
-              Kind.TEXT,
-              "127.0.0.1:8077",
-              "host:port of the admin endpoint; port 0 picks a free one."),
+          LISTEN,
           Key.of(
               "token",
               Kind.TEXT,
               null,
               "Bearer token for POST /jobs/{name}/trigger (and every endpoint but /health when"
-                  + " listening beyond loopback). Use a placeholder."));
+                  + " listening beyond loopback), at least 16 characters. Use a placeholder."),
+          Key.of(
+              "allowed-hosts",
+              Kind.TEXT_LIST,
+              "loopback names and the listen address",
+              "More host names the endpoint answers to (the Host header), e.g. the name a proxy"
+                  + " or a Service uses; others are refused."));
 
-  static final List<Key> LOG =
-      List.of(
-          new Key("format", Kind.TEXT, "text", "text or json lines.", List.of("text", "json")),
-          new Key(
-              "level",
-              Kind.TEXT,
-              "INFO",
-              "Root log level.",
-              List.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR")));
+  static final List<Key<?>> LOG = List.of(FORMAT, LEVEL);
 
-  static final List<Key> JOB =
+  static final List<Key<?>> JOB =
       List.of(
           Key.of(
               "name",
@@ -149,7 +464,7 @@ final class ConfigKeys {
               null,
               "5 fields (min hour dom month dow) or 6 with seconds first, in the job's zone."),
           Key.of("every", Kind.DURATION, null, "A fixed interval aligned to the epoch."),
-          Key.of("offset", Kind.DURATION, "0s", "With every: shift from the epoch alignment."),
+          OFFSET,
           Key.of("at", Kind.TEXT, null, "One instant, e.g. 2026-11-30T06:30:00+08:00."),
           Key.of("zone", Kind.TEXT, "top-level zone", "Zone of this job's cron or at."),
           Key.of("command", Kind.TEXT_LIST, null, "Argv list, run without a shell."),
@@ -157,27 +472,74 @@ final class ConfigKeys {
           Key.of("class", Kind.TEXT, null, "A Java class implementing dev.leasehold.core.job.Job."),
           Key.of("env", Kind.TEXT_MAP, null, "Command jobs: variables added to the environment."),
           Key.of("workdir", Kind.TEXT, "the daemon's", "Command jobs: working directory."),
-          Key.of(
-              "kill-grace",
-              Kind.DURATION,
-              "10s",
-              "Command jobs: time between SIGTERM and SIGKILL when the job must stop."),
+          KILL_GRACE,
           Key.of("timeout", Kind.DURATION, null, "Stop the job after this long (timed-out)."),
           Key.of("ttl", Kind.DURATION, "lease.ttl", "This job's lease TTL."),
           Key.of("renew-every", Kind.DURATION, "lease.renew-every", "This job's renew interval."),
+          MISFIRE_GRACE,
           Key.of(
-              "misfire-grace",
+              "group",
+              Kind.TEXT,
+              "none",
+              "The concurrency group (a name under the top-level groups) this job belongs to."),
+          Key.of(
+              "jitter",
               Kind.DURATION,
-              "1m",
-              "A firing that could not start on time still runs this late; 0s disables catch-up."));
+              "0s",
+              "Start each firing at a deterministic offset in [0, jitter) after its scheduled"
+                  + " instant, the same on every replica; kept below the gap to the next firing."),
+          Key.of(
+              "notify",
+              Kind.SECTION,
+              "the top-level notify",
+              "This job's notifier (replaces the top-level one); notify: {} sends nothing."),
+          Key.of(
+              "retry",
+              Kind.SECTION,
+              "the top-level retry",
+              "This job's retry; keys it leaves out come from the top-level retry."));
 
-  static final List<Key> HTTP =
+  static final List<Key<?>> RETRY = List.of(ATTEMPTS, BACKOFF, MAX_BACKOFF);
+
+  static final List<Key<?>> NOTIFY =
+      List.of(
+          Key.of(
+              "command",
+              Kind.TEXT_LIST,
+              null,
+              "Argv list, run without a shell; gets the event as JSON on stdin and in"
+                  + " LEASEHOLD_EVENT; exit 0 means sent."),
+          Key.of(
+              "http",
+              Kind.SECTION,
+              null,
+              "An HTTP request (method POST unless given) with the event as its JSON body; a 2xx"
+                  + " answer means sent."),
+          Key.of(
+              "on",
+              Kind.TEXT_LIST,
+              "[failed, missed, recovered]",
+              "The events sent: failed, missed, recovered, succeeded."));
+
+  static final List<Key<?>> HTTP =
       List.of(
           Key.of("method", Kind.TEXT, "GET", "HTTP method."),
           Key.of("url", Kind.TEXT, null, "http:// or https:// URL."),
           Key.of("headers", Kind.TEXT_MAP, null, "Request headers."),
           Key.of("body", Kind.TEXT, null, "Request body."),
-          Key.of("timeout", Kind.DURATION, "the job's timeout, else 30s", "Whole-exchange limit."));
+          HTTP_TIMEOUT,
+          Key.of(
+              "leasehold-headers",
+              Kind.TEXT_MAP,
+              "X-Leasehold-Job, -Fire-Time, -Fence, -Node",
+              "Names of the headers carrying the run's job, fire-time, fence and node (keys job,"
+                  + " fire-time, fence, node)."));
+
+  /** The default store, as the store adapters on the class path declare it. */
+  private static final class StoreDefaults {
+    static final String TYPE = StoreCatalog.discovered().defaultType();
+    static final String URL = StoreCatalog.discovered().defaultUrl(TYPE);
+  }
 
   /** Exactly one of these per job. */
   static final List<String> SCHEDULES = List.of("cron", "every", "at");
@@ -186,7 +548,7 @@ final class ConfigKeys {
   static final List<String> ACTIONS = List.of("command", "http", "class");
 
   /** The key names of a section, in order. */
-  static Set<String> names(List<Key> keys) {
+  static Set<String> names(List<Key<?>> keys) {
     Set<String> names = new LinkedHashSet<>();
     keys.forEach(k -> names.add(k.name()));
     return Collections.unmodifiableSet(names);

@@ -6,7 +6,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.leasehold.core.job.HistoryRetention;
 import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.scheduler.RetryPolicy;
+import dev.leasehold.core.store.Namespace;
 import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreSettings;
 import java.io.IOException;
@@ -20,7 +23,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -42,21 +44,14 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
 public final class ConfigLoader {
   private static final Logger log = LoggerFactory.getLogger(ConfigLoader.class);
 
-  /** Where the embedded H2 store lives when {@code store.url} is not given. */
-  public static final String DEFAULT_H2_URL = "jdbc:h2:file:./data/leasehold";
-
-  public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
-  public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
-  public static final Duration MAX_COMMAND_TIMEOUT = Duration.ofSeconds(5);
-  public static final int DEFAULT_ADMIN_PORT = 8077;
   public static final String LOG_FORMAT_VARIABLE = "LEASEHOLD_LOG_FORMAT";
 
   private static final Set<String> TOP = ConfigKeys.names(ConfigKeys.TOP);
   private static final Set<String> STORE = ConfigKeys.names(ConfigKeys.STORE);
   private static final Set<String> LEASE = ConfigKeys.names(ConfigKeys.LEASE);
+  private static final Set<String> HISTORY = ConfigKeys.names(ConfigKeys.HISTORY);
   private static final Set<String> ADMIN = ConfigKeys.names(ConfigKeys.ADMIN);
   private static final Set<String> LOG = ConfigKeys.names(ConfigKeys.LOG);
-  private static final Set<String> LEVELS = Set.of("TRACE", "DEBUG", "INFO", "WARN", "ERROR");
 
   private static final ObjectMapper YAML =
       new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
@@ -83,32 +78,64 @@ public final class ConfigLoader {
     if (node.isBlank() || node.length() > 200) {
       throw root.error("node", "must be 1 to 200 characters");
     }
-    ZoneId zone = zone(root, "zone").orElse(ZoneOffset.UTC);
-    Duration shutdownGrace = root.duration("shutdown-grace").orElse(DEFAULT_SHUTDOWN_GRACE);
+    // blank means "not set", as for node
+    String namespace = root.text("namespace").filter(n -> !n.isBlank()).orElse(null);
+    if (namespace != null && Namespace.problem(namespace) != null) {
+      throw root.error("namespace", Namespace.problem(namespace));
+    }
+    if (node.length() > Namespace.of(namespace).maxNodeLength()) {
+      throw root.error(
+          "node",
+          "must be at most "
+              + Namespace.of(namespace).maxNodeLength()
+              + " characters in namespace '"
+              + namespace
+              + "'");
+    }
+    ZoneId zone = root.value(ConfigKeys.ZONE);
+    Duration shutdownGrace = root.value(ConfigKeys.SHUTDOWN_GRACE);
 
     Section lease = root.section("lease").orElse(null);
-    Duration ttl = DEFAULT_TTL;
-    Duration renewEvery = null;
+    Duration ttl = ConfigKeys.TTL.defaultValue();
+    Duration renewEvery = ConfigKeys.RENEW_EVERY.defaultValue();
     if (lease != null) {
       lease.allow(LEASE);
-      ttl = lease.positiveDuration("ttl").orElse(DEFAULT_TTL);
-      renewEvery = lease.positiveDuration("renew-every").orElse(null);
+      ttl = lease.value(ConfigKeys.TTL);
+      renewEvery = lease.value(ConfigKeys.RENEW_EVERY);
       if (renewEvery != null && renewEvery.compareTo(ttl) >= 0) {
         throw lease.error("renew-every", "must be less than the ttl " + ttl(ttl));
       }
     }
 
-    JobReader jobs = new JobReader(zone, ttl, renewEvery);
+    NotifyConfig notify =
+        root.has("notify") ? JobReader.notify(root.section("notify").orElseThrow()) : null;
+    RetryPolicy retry =
+        root.has("retry")
+            ? JobReader.retry(root.section("retry").orElseThrow(), RetryPolicy.NONE)
+            : RetryPolicy.NONE;
+    JobReader jobs = new JobReader(zone, ttl, renewEvery, notify, retry);
     List<Section> jobSections = root.sections("jobs");
     if (jobSections.isEmpty()) {
       throw root.error("jobs", "at least one job is required");
     }
     List<JobConfig> jobList = jobs.readAll(jobSections);
+    Map<String, Integer> groups = GroupReader.read(root, jobSections, jobList);
+    Namespace scope = Namespace.of(namespace);
+    for (int i = 0; i < jobList.size(); i++) {
+      String jobName = jobList.get(i).name();
+      if (jobName.length() > scope.maxNameLength()) {
+        throw jobSections
+            .get(i)
+            .error("name", "invalid job name '" + jobName + "': " + scope.nameProblem(jobName));
+      }
+    }
 
     StoreSettings store = store(root, jobList);
+    HistoryRetention history = history(root);
     AdminConfig admin = admin(root);
     LogConfig log = log(root);
-    return new DaemonConfig(name, node, shutdownGrace, store, admin, log, jobList);
+    return new DaemonConfig(
+        name, node, namespace, shutdownGrace, store, history, admin, log, jobList, groups);
   }
 
   private static String read(Path file) throws ConfigException {
@@ -168,14 +195,28 @@ public final class ConfigLoader {
   }
 
   private StoreSettings store(Section root, List<JobConfig> jobs) throws ConfigException {
+    // the store and URL of a file that names none come from the store adapters
+    StoreCatalog stores = StoreCatalog.discovered();
     Section store = root.section("store").orElse(null);
     if (store == null) {
+      String type = defaultStoreType(root, stores);
       return new StoreSettings(
-          "h2", DEFAULT_H2_URL, List.of(), null, null, null, commandTimeout(jobs), Map.of());
+          type,
+          stores.defaultUrl(type),
+          List.of(),
+          null,
+          null,
+          null,
+          commandTimeout(jobs),
+          Map.of());
     }
     store.allow(STORE);
-    String type = store.text("type").orElse("h2").strip().toLowerCase(Locale.ROOT);
-    String url = store.text("url").orElse(type.equals("h2") ? DEFAULT_H2_URL : null);
+    Optional<String> given = store.text("type");
+    String type =
+        given.isPresent()
+            ? given.get().strip().toLowerCase(Locale.ROOT)
+            : defaultStoreType(store, stores);
+    String url = store.text("url").orElse(stores.defaultUrl(type));
     List<String> urls = store.textList("urls").orElse(List.of());
     // blank means "not set", so ${DB_PASSWORD:-} can leave a credential out
     String password = store.text("password").filter(p -> !p.isBlank()).orElse(null);
@@ -185,8 +226,7 @@ public final class ConfigLoader {
       }
       password = passwordFile(store);
     }
-    Duration commandTimeout =
-        store.positiveDuration("command-timeout").orElse(commandTimeout(jobs));
+    Duration commandTimeout = store.get(ConfigKeys.COMMAND_TIMEOUT).orElse(commandTimeout(jobs));
     // whatever prints text (logs, errors) scrubs these, even where a driver quotes them
     Redaction.register(password);
     Redaction.registerUrl(url);
@@ -200,6 +240,34 @@ public final class ConfigLoader {
         store.text("key-prefix").orElse(null),
         commandTimeout,
         store.textMap("options"));
+  }
+
+  private static String defaultStoreType(Section at, StoreCatalog stores) throws ConfigException {
+    String type = stores.defaultType();
+    if (type == null) {
+      throw new ConfigException(
+          at.file(),
+          "store.type",
+          "required: no store adapter on the classpath offers a default; known: "
+              + (stores.types().isEmpty() ? "none" : String.join(", ", stores.types())));
+    }
+    return type;
+  }
+
+  private static HistoryRetention history(Section root) throws ConfigException {
+    Optional<Section> store = root.section("store");
+    Optional<Section> history =
+        store.isPresent() ? store.get().section("history") : Optional.empty();
+    if (history.isEmpty()) {
+      return HistoryRetention.DEFAULT;
+    }
+    Section h = history.get();
+    h.allow(HISTORY);
+    Duration keep = h.value(ConfigKeys.KEEP);
+    if (keep.compareTo(HistoryRetention.MIN_KEEP) < 0) {
+      throw h.error("keep", "must be at least 1m, got " + h.text("keep").orElse(""));
+    }
+    return new HistoryRetention(keep, h.value(ConfigKeys.MAX_PER_JOB));
   }
 
   private static String passwordFile(Section store) throws ConfigException {
@@ -235,7 +303,7 @@ public final class ConfigLoader {
 
   /** A store call must end well within a renew interval, so a hung call cannot outlive a lease. */
   private static Duration commandTimeout(List<JobConfig> jobs) {
-    Duration shortest = MAX_COMMAND_TIMEOUT;
+    Duration shortest = ConfigKeys.COMMAND_TIMEOUT.defaultValue();
     for (JobConfig job : jobs) {
       Duration renew = job.renewEvery() != null ? job.renewEvery() : job.ttl().dividedBy(3);
       if (renew.compareTo(shortest) < 0) {
@@ -251,10 +319,26 @@ public final class ConfigLoader {
       return null;
     }
     admin.allow(ADMIN);
-    String listen = admin.text("listen").orElse("127.0.0.1:" + DEFAULT_ADMIN_PORT).strip();
+    String listen = admin.value(ConfigKeys.LISTEN).strip();
     String token = admin.text("token").filter(t -> !t.isBlank()).orElse(null);
     Redaction.register(token);
-    return new AdminConfig(address(admin, listen), token);
+    if (token != null && token.length() < AdminConfig.MIN_TOKEN_LENGTH) {
+      throw admin.error(
+          "token",
+          "too short to resist guessing ("
+              + token.length()
+              + " characters); use at least "
+              + AdminConfig.MIN_TOKEN_LENGTH
+              + ", e.g. the output of: openssl rand -hex 16");
+    }
+    List<String> hosts = admin.textList("allowed-hosts").orElse(List.of());
+    for (String host : hosts) {
+      if (host.isBlank() || host.strip().contains(" ") || host.contains("/")) {
+        throw admin.error(
+            "allowed-hosts", "expected host names such as leasehold.internal, got '" + host + "'");
+      }
+    }
+    return new AdminConfig(address(admin, listen), token, hosts);
   }
 
   private static InetSocketAddress address(Section admin, String listen) throws ConfigException {
@@ -281,23 +365,17 @@ public final class ConfigLoader {
 
   private LogConfig log(Section root) throws ConfigException {
     Section log = root.section("log").orElse(null);
-    String format = "text";
-    String level = LogConfig.DEFAULT.level();
+    String format = ConfigKeys.FORMAT.defaultValue();
+    String level = ConfigKeys.LEVEL.defaultValue();
     if (log != null) {
       log.allow(LOG);
-      format = log.text("format").orElse(format).strip().toLowerCase(Locale.ROOT);
-      if (!format.equals("text") && !format.equals("json")) {
-        throw log.error("format", "expected text or json, got '" + format + "'");
-      }
-      level = log.text("level").orElse(level).strip().toUpperCase(Locale.ROOT);
-      if (!LEVELS.contains(level)) {
-        throw log.error("level", "expected one of TRACE, DEBUG, INFO, WARN, ERROR");
-      }
+      format = log.value(ConfigKeys.FORMAT);
+      level = log.value(ConfigKeys.LEVEL);
     }
     String fromEnv = env.get(LOG_FORMAT_VARIABLE);
     if (fromEnv != null && !fromEnv.isBlank()) {
-      format = fromEnv.strip().toLowerCase(Locale.ROOT);
-      if (!format.equals("text") && !format.equals("json")) {
+      format = ConfigKeys.FORMAT.normalised(fromEnv);
+      if (!ConfigKeys.FORMAT.values().contains(format)) {
         throw new ConfigException(
             root.file(),
             "environment " + LOG_FORMAT_VARIABLE,

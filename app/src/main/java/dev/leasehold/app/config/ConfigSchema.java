@@ -46,9 +46,15 @@ public final class ConfigSchema {
     root.putArray("required").add("jobs");
     ObjectNode props = (ObjectNode) root.get("properties");
     section((ObjectNode) props.get("store"), ConfigKeys.STORE);
+    section((ObjectNode) props.get("store").get("properties").get("history"), ConfigKeys.HISTORY);
     section((ObjectNode) props.get("lease"), ConfigKeys.LEASE);
     section((ObjectNode) props.get("admin"), ConfigKeys.ADMIN);
     section((ObjectNode) props.get("log"), ConfigKeys.LOG);
+    ObjectNode group = (ObjectNode) props.get("groups").get("additionalProperties");
+    section(group, ConfigKeys.GROUP);
+    group.putArray("required").add("max-concurrent");
+    notify((ObjectNode) props.get("notify"));
+    section((ObjectNode) props.get("retry"), ConfigKeys.RETRY);
     ObjectNode job = (ObjectNode) props.get("jobs").get("items");
     section(job, ConfigKeys.JOB);
     job.putArray("required").add("name");
@@ -58,8 +64,17 @@ public final class ConfigSchema {
     ObjectNode http = (ObjectNode) job.get("properties").get("http");
     section(http, ConfigKeys.HTTP);
     http.putArray("required").add("url");
+    notify((ObjectNode) job.get("properties").get("notify"));
+    section((ObjectNode) job.get("properties").get("retry"), ConfigKeys.RETRY);
     ((ObjectNode) props.get("jobs")).put("minItems", 1);
     return root;
+  }
+
+  private static void notify(ObjectNode notify) {
+    section(notify, ConfigKeys.NOTIFY);
+    ObjectNode http = (ObjectNode) notify.get("properties").get("http");
+    section(http, ConfigKeys.HTTP);
+    http.putArray("required").add("url");
   }
 
   private static ArrayNode exactlyOne(List<String> keys) {
@@ -70,15 +85,15 @@ public final class ConfigSchema {
     return oneOf;
   }
 
-  private static void section(ObjectNode node, List<Key> keys) {
+  private static void section(ObjectNode node, List<Key<?>> keys) {
     node.put("type", "object");
     node.put("additionalProperties", false);
     ObjectNode props = node.putObject("properties");
-    for (Key key : keys) {
+    for (Key<?> key : keys) {
       ObjectNode p = props.putObject(key.name());
       String description =
           key.description()
-              + (key.defaultValue() == null ? "" : " Default: " + key.defaultValue() + ".");
+              + (key.defaultText() == null ? "" : " Default: " + key.defaultText() + ".");
       p.put("description", description);
       switch (key.kind()) {
         case TEXT -> {
@@ -106,6 +121,10 @@ public final class ConfigSchema {
         case SECTION_LIST -> {
           p.put("type", "array");
           p.putObject("items");
+        }
+        case SECTION_MAP -> {
+          p.put("type", "object");
+          p.putObject("additionalProperties");
         }
       }
     }

@@ -29,11 +29,34 @@ public sealed interface JobAction {
    * An HTTP request; a 2xx status is success.
    *
    * @param timeout the request timeout
+   * @param leaseholdHeaders the names of the headers that carry the run's job, fire-time, fence and
+   *     node (keys of {@link #DEFAULT_LEASEHOLD_HEADERS}, all four present)
    */
-  record Http(String method, URI url, Map<String, String> headers, String body, Duration timeout)
+  record Http(
+      String method,
+      URI url,
+      Map<String, String> headers,
+      String body,
+      Duration timeout,
+      Map<String, String> leaseholdHeaders)
       implements JobAction {
+    /** The headers every request carries unless {@code http.leasehold-headers} renames them. */
+    public static final Map<String, String> DEFAULT_LEASEHOLD_HEADERS =
+        Map.of(
+            "job", "X-Leasehold-Job",
+            "fire-time", "X-Leasehold-Fire-Time",
+            "fence", "X-Leasehold-Fence",
+            "node", "X-Leasehold-Node");
+
     public Http {
       headers = Map.copyOf(headers);
+      leaseholdHeaders = Map.copyOf(leaseholdHeaders);
+    }
+
+    /** With the default names of the Leasehold headers. */
+    public Http(
+        String method, URI url, Map<String, String> headers, String body, Duration timeout) {
+      this(method, url, headers, body, timeout, DEFAULT_LEASEHOLD_HEADERS);
     }
   }
 

@@ -4,6 +4,7 @@ import dev.leasehold.core.job.Job;
 import dev.leasehold.core.lease.LeaseNames;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.schedule.Schedule;
+import dev.leasehold.core.scheduler.RetryPolicy;
 import dev.leasehold.core.store.Redaction;
 import java.lang.reflect.Modifier;
 import java.net.URI;
@@ -23,25 +24,37 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Reads the {@code jobs} list: names, schedules, lease overrides and actions. */
 final class JobReader {
-  static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
-  static final Duration DEFAULT_HTTP_TIMEOUT = Duration.ofSeconds(30);
+  private static final Logger log = LoggerFactory.getLogger(JobReader.class);
 
   private static final Set<String> JOB = ConfigKeys.names(ConfigKeys.JOB);
   private static final Set<String> HTTP = ConfigKeys.names(ConfigKeys.HTTP);
+  private static final Set<String> NOTIFY = ConfigKeys.names(ConfigKeys.NOTIFY);
+  private static final Set<String> RETRY = ConfigKeys.names(ConfigKeys.RETRY);
   private static final List<String> SCHEDULES = ConfigKeys.SCHEDULES;
   private static final List<String> ACTIONS = ConfigKeys.ACTIONS;
 
   private final ZoneId defaultZone;
   private final Duration defaultTtl;
   private final Duration defaultRenewEvery;
+  private final NotifyConfig defaultNotify;
+  private final RetryPolicy defaultRetry;
 
-  JobReader(ZoneId defaultZone, Duration defaultTtl, Duration defaultRenewEvery) {
+  JobReader(
+      ZoneId defaultZone,
+      Duration defaultTtl,
+      Duration defaultRenewEvery,
+      NotifyConfig defaultNotify,
+      RetryPolicy defaultRetry) {
+    this.defaultRetry = defaultRetry;
     this.defaultZone = defaultZone;
     this.defaultTtl = defaultTtl;
     this.defaultRenewEvery = defaultRenewEvery;
+    this.defaultNotify = defaultNotify;
   }
 
   List<JobConfig> readAll(List<Section> sections) throws ConfigException {
@@ -82,9 +95,110 @@ final class JobReader {
               + Durations.format(ttl));
     }
     Duration timeout = s.positiveDuration("timeout").orElse(null);
-    Duration misfireGrace = s.duration("misfire-grace").orElse(null);
+    // absent: the scheduler's default (JobPolicy), which the key names
+    Duration misfireGrace = s.get(ConfigKeys.MISFIRE_GRACE).orElse(null);
+    NotifyConfig notify = defaultNotify;
+    if (s.has("notify")) {
+      notify = notify(s.section("notify").orElseThrow());
+    }
+    RetryPolicy retry = defaultRetry;
+    if (s.has("retry")) {
+      retry = retry(s.section("retry").orElseThrow(), defaultRetry);
+    }
+    Duration jitter = s.positiveDuration("jitter").orElse(null);
+    if (jitter != null) {
+      // every reader of the config (scheduler, status, resume) sees the jittered firings
+      schedule = Schedule.jittered(schedule, name, jitter);
+    }
+    String group = s.text("group").map(String::strip).orElse(null);
+    if (group != null && group.isEmpty()) {
+      throw s.error("group", "must not be empty");
+    }
     return new JobConfig(
-        name, schedule, ttl, renewEvery, timeout, misfireGrace, action(s, timeout));
+        name,
+        schedule,
+        ttl,
+        renewEvery,
+        timeout,
+        misfireGrace,
+        action(s, timeout),
+        notify,
+        jitter,
+        group,
+        retry);
+  }
+
+  /**
+   * A {@code retry:} section; the keys it leaves out come from {@code base} (the top-level retry,
+   * or the defaults: 1 attempt, backoff 30s, max-backoff 10m).
+   */
+  static RetryPolicy retry(Section s, RetryPolicy base) throws ConfigException {
+    s.allow(RETRY);
+    int attempts = s.get(ConfigKeys.ATTEMPTS).orElse(base.attempts());
+    Duration backoff = s.get(ConfigKeys.BACKOFF).orElse(base.backoff());
+    Duration maxBackoff = s.get(ConfigKeys.MAX_BACKOFF).orElse(null);
+    if (maxBackoff == null) {
+      maxBackoff = s.has("backoff") ? max(backoff, base.maxBackoff()) : base.maxBackoff();
+    }
+    if (maxBackoff.compareTo(backoff) < 0) {
+      throw s.error(
+          s.has("max-backoff") ? "max-backoff" : "backoff",
+          "max-backoff "
+              + Durations.format(maxBackoff)
+              + " must be at least the backoff "
+              + Durations.format(backoff));
+    }
+    return new RetryPolicy(attempts, backoff, maxBackoff);
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  /**
+   * A {@code notify:} section: one of {@code command} and {@code http}, and {@code on}; an empty
+   * section means "no notifier" (a job's way to opt out of the top-level default).
+   */
+  static NotifyConfig notify(Section s) throws ConfigException {
+    s.allow(NOTIFY);
+    if (!s.has("command") && !s.has("http")) {
+      if (s.has("on")) {
+        throw s.error(null, "no notifier; give command or http");
+      }
+      return null;
+    }
+    String kind = exactlyOne(s, List.of("command", "http"), "notifier");
+    JobAction action = kind.equals("command") ? notifyCommand(s) : http(s, null, "POST");
+    Set<String> on = NotifyConfig.DEFAULT_ON;
+    if (s.has("on")) {
+      List<String> given = s.textList("on").orElse(null);
+      if (given == null || given.isEmpty()) {
+        throw s.error("on", "expected a list of events: " + String.join(", ", NotifyConfig.EVENTS));
+      }
+      for (String event : given) {
+        if (!NotifyConfig.EVENTS.contains(event.strip().toLowerCase(Locale.ROOT))) {
+          throw s.error(
+              "on",
+              "unknown event '" + event + "'; expected " + String.join(", ", NotifyConfig.EVENTS));
+        }
+      }
+      on =
+          given.stream()
+              .map(e -> e.strip().toLowerCase(Locale.ROOT))
+              .collect(java.util.stream.Collectors.toSet());
+    }
+    return new NotifyConfig(action, on);
+  }
+
+  private static JobAction notifyCommand(Section s) throws ConfigException {
+    List<String> argv = s.textList("command").orElse(null);
+    if (argv == null) {
+      throw s.error("command", "expected a list: program and arguments");
+    }
+    if (argv.isEmpty() || argv.get(0).isBlank()) {
+      throw s.error("command", "must name a program: [\"/path/to/program\", \"arg\", ...]");
+    }
+    return new JobAction.Command(argv, Map.of(), null, ConfigKeys.KILL_GRACE.defaultValue());
   }
 
   private static String exactlyOne(Section s, List<String> keys, String what)
@@ -122,7 +236,7 @@ final class JobReader {
     if (interval.isZero()) {
       throw s.error("every", "the interval must be greater than 0");
     }
-    return Schedule.every(interval, s.duration("offset").orElse(Duration.ZERO));
+    return Schedule.every(interval, s.value(ConfigKeys.OFFSET));
   }
 
   private static Instant instant(Section s, ZoneId zone) throws ConfigException {
@@ -151,7 +265,7 @@ final class JobReader {
     }
     return switch (kind) {
       case "command" -> command(s);
-      case "http" -> http(s, jobTimeout);
+      case "http" -> http(s, jobTimeout, "GET");
       default -> javaClass(s);
     };
   }
@@ -164,6 +278,7 @@ final class JobReader {
     if (argv.isEmpty() || argv.get(0).isBlank()) {
       throw s.error("command", "must name a program: [\"/path/to/program\", \"arg\", ...]");
     }
+    warnIfPlaceholderIsScript(s);
     Map<String, String> env = s.textMap("env");
     for (String key : env.keySet()) {
       if (!key.matches("[A-Za-z_][A-Za-z0-9_]*")) {
@@ -177,18 +292,59 @@ final class JobReader {
         throw s.error("workdir", "no such directory: " + workdir);
       }
     }
-    Duration killGrace = s.duration("kill-grace").orElse(DEFAULT_KILL_GRACE);
+    Duration killGrace = s.value(ConfigKeys.KILL_GRACE);
     return new JobAction.Command(argv, env, workdir, killGrace);
+  }
+
+  /** Programs that run their {@code -c} (or {@code -e}) argument as code. */
+  private static final Pattern INTERPRETER =
+      Pattern.compile(
+          "(?:.*/)?(?:sh|bash|dash|zsh|ksh|mksh|ash|busybox|python[0-9.]*|perl|ruby|node|pwsh)");
+
+  /** The option whose next argument is the script: {@code -c}, {@code -ec}, {@code -e}. */
+  private static final Pattern SCRIPT_OPTION = Pattern.compile("-[a-zA-Z]*[ce]");
+
+  /**
+   * A placeholder in the script of {@code ["sh", "-c", "... ${VAR}"]} is replaced before the shell
+   * parses the script, so its value becomes code: a value holding {@code ;} or {@code $(...)} runs
+   * commands. Not refused (the value may be trusted), but warned about with the safe form.
+   */
+  private static void warnIfPlaceholderIsScript(Section s) {
+    List<String> raw = s.rawTextList("command");
+    if (raw.isEmpty() || !INTERPRETER.matcher(raw.get(0)).matches()) {
+      return;
+    }
+    for (int i = 1; i + 1 < raw.size(); i++) {
+      if (!SCRIPT_OPTION.matcher(raw.get(i)).matches()) {
+        continue;
+      }
+      List<String> names = Placeholders.referenced(raw.get(i + 1));
+      if (!names.isEmpty()) {
+        String name = names.get(0);
+        log.warn(
+            "{}: ${{}} is pasted into the {} script as code, so a value holding ; $( ) or quotes"
+                + " runs as commands; pass it as data instead: env: {{}: \"${{}}\"} and \"${}\""
+                + " in the script (see docs/configuration.md, \"Placeholders in a script\")",
+            s.pathOf("command[" + (i + 1) + "]"),
+            name,
+            raw.get(0),
+            name,
+            name,
+            name);
+      }
+      return;
+    }
   }
 
   /** Headers whose values are scrubbed from every printed line. */
   private static final Pattern CREDENTIAL_HEADER =
       Pattern.compile("(?i)auth|token|key|secret|cookie|password");
 
-  private static JobAction http(Section job, Duration jobTimeout) throws ConfigException {
+  private static JobAction http(Section job, Duration jobTimeout, String defaultMethod)
+      throws ConfigException {
     Section s = job.section("http").orElseThrow();
     s.allow(HTTP);
-    String method = s.text("method").orElse("GET").strip().toUpperCase(Locale.ROOT);
+    String method = s.text("method").orElse(defaultMethod).strip().toUpperCase(Locale.ROOT);
     if (!method.matches("[A-Z]{1,20}")) {
       throw s.error("method", "expected an HTTP method such as GET or POST");
     }
@@ -206,17 +362,46 @@ final class JobReader {
       throw s.error("url", "expected http://host[:port]/path or https://...");
     }
     Duration timeout =
-        s.positiveDuration("timeout")
-            .orElse(jobTimeout != null ? jobTimeout : DEFAULT_HTTP_TIMEOUT);
+        s.get(ConfigKeys.HTTP_TIMEOUT)
+            .orElse(jobTimeout != null ? jobTimeout : ConfigKeys.HTTP_TIMEOUT.defaultValue());
     Map<String, String> headers = s.textMap("headers");
     Redaction.registerUrl(url);
     headers.forEach(
         (name, value) -> {
           if (CREDENTIAL_HEADER.matcher(name).find()) {
             Redaction.register(value);
+            // "Bearer <token>", "Basic <base64>": the credentials alone, as a server may echo them
+            String[] schemeAndCredentials = value.strip().split("\\s+", 2);
+            if (schemeAndCredentials.length == 2) {
+              Redaction.register(schemeAndCredentials[1]);
+            }
           }
         });
-    return new JobAction.Http(method, uri, headers, s.text("body").orElse(null), timeout);
+    return new JobAction.Http(
+        method, uri, headers, s.text("body").orElse(null), timeout, leaseholdHeaders(s));
+  }
+
+  /** {@code http.leasehold-headers}: the defaults, with the names given replacing theirs. */
+  private static Map<String, String> leaseholdHeaders(Section s) throws ConfigException {
+    Map<String, String> names =
+        new java.util.LinkedHashMap<>(JobAction.Http.DEFAULT_LEASEHOLD_HEADERS);
+    for (Map.Entry<String, String> e : s.textMap("leasehold-headers").entrySet()) {
+      String key = "leasehold-headers." + e.getKey();
+      if (!names.containsKey(e.getKey())) {
+        throw s.error(key, "unknown; expected job, fire-time, fence or node");
+      }
+      String name = e.getValue().strip();
+      if (!name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")) {
+        throw s.error(key, "expected a header name such as X-Fence, got '" + name + "'");
+      }
+      names.put(e.getKey(), name);
+    }
+    Set<String> distinct = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    distinct.addAll(names.values());
+    if (distinct.size() < names.size()) {
+      throw s.error("leasehold-headers", "two of the headers have the same name");
+    }
+    return names;
   }
 
   private static JobAction javaClass(Section s) throws ConfigException {

@@ -8,5 +8,8 @@ package dev.leasehold.app.config;
  *     ERROR}
  */
 public record LogConfig(boolean json, String level) {
-  public static final LogConfig DEFAULT = new LogConfig(false, "INFO");
+  /** What a file without {@code log} (or with an empty one) gets: the keys' defaults. */
+  public static final LogConfig DEFAULT =
+      new LogConfig(
+          ConfigKeys.FORMAT.defaultValue().equals("json"), ConfigKeys.LEVEL.defaultValue());
 }

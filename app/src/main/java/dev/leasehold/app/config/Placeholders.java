@@ -1,5 +1,7 @@
 package dev.leasehold.app.config;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -20,6 +22,18 @@ public final class Placeholders {
 
   public Placeholders(Map<String, String> env) {
     this.env = Map.copyOf(env);
+  }
+
+  /** The variables {@code text} refers to, in order; an escaped {@code $${...}} is not one. */
+  static List<String> referenced(String text) {
+    List<String> out = new ArrayList<>();
+    Matcher m = PLACEHOLDER.matcher(text);
+    while (m.find()) {
+      if (!m.group().startsWith("$$")) {
+        out.add(m.group(1));
+      }
+    }
+    return out;
   }
 
   /**

@@ -71,9 +71,26 @@ final class Section {
     return this;
   }
 
+  /** The keys of this mapping, in file order. */
+  List<String> keys() {
+    List<String> keys = new ArrayList<>();
+    node.fieldNames().forEachRemaining(keys::add);
+    return keys;
+  }
+
   boolean has(String key) {
     JsonNode value = node.get(key);
     return value != null && !value.isNull();
+  }
+
+  /** The value of {@code key} read and checked by its parser; empty when absent. */
+  <T> Optional<T> get(ConfigKeys.Key<T> key) throws ConfigException {
+    return key.reader().read(this, key.name());
+  }
+
+  /** The value of {@code key}, or its default when absent (null when it has no typed default). */
+  <T> T value(ConfigKeys.Key<T> key) throws ConfigException {
+    return get(key).orElse(key.defaultValue());
   }
 
   Optional<String> text(String key) throws ConfigException {
@@ -160,6 +177,16 @@ final class Section {
       out.add(scalar(key + "[" + i + "]", value.get(i)));
     }
     return Optional.of(out);
+  }
+
+  /** The list's text values as written, placeholders unresolved (empty where not text). */
+  List<String> rawTextList(String key) {
+    List<String> out = new ArrayList<>();
+    JsonNode value = node.get(key);
+    if (value != null && value.isArray()) {
+      value.forEach(item -> out.add(item.isTextual() ? item.asText() : ""));
+    }
+    return out;
   }
 
   Map<String, String> textMap(String key) throws ConfigException {

@@ -6,20 +6,32 @@ import com.google.inject.Key;
 import com.google.inject.Stage;
 import com.google.inject.TypeLiteral;
 import dev.leasehold.app.admin.AdminServer;
+import dev.leasehold.app.admin.BuildInfo;
 import dev.leasehold.app.admin.DaemonMetrics;
+import dev.leasehold.app.admin.NodeMetrics;
 import dev.leasehold.app.admin.StoreHealth;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.logging.StartupTrace;
+import dev.leasehold.app.reload.ConfigReload;
+import dev.leasehold.app.wiring.JobDigest;
 import dev.leasehold.app.wiring.PreparedConfig;
+import dev.leasehold.app.wiring.StoreModules;
 import dev.leasehold.app.wiring.StoreOpener;
+import dev.leasehold.app.wiring.StoreWords;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.JobDefinition;
 import dev.leasehold.core.scheduler.Scheduler;
+import dev.leasehold.core.store.HistoryPruner;
+import dev.leasehold.core.store.NodePublisher;
 import dev.leasehold.core.store.StoreBackend;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,13 +50,41 @@ public final class Daemon {
       Key.get(new TypeLiteral<List<JobDefinition>>() {});
 
   private final PreparedConfig prepared;
+  private final ConfigReload.Source source;
+  private final Clock clock;
   private final CountDownLatch shutdownRequested = new CountDownLatch(1);
   private final CountDownLatch stopped = new CountDownLatch(1);
   private volatile Scheduler scheduler;
   private volatile AdminServer admin;
+  private volatile HistoryPruner pruner;
+  private volatile NodePublisher publisher;
+  private volatile ConfigReload reloader;
+  private boolean reloadAfterStart;
 
+  /** A daemon whose reload reads its file again with this process's environment. */
   public Daemon(PreparedConfig prepared) {
+    this(
+        prepared,
+        () ->
+            PreparedConfig.load(
+                Path.of(prepared.config().file()), System.getenv(), StoreModules.discover()));
+  }
+
+  /**
+   * @param source reads and checks the file again for a reload, as {@code run} did at start
+   */
+  public Daemon(PreparedConfig prepared, ConfigReload.Source source) {
+    this(prepared, source, Clock.systemUTC());
+  }
+
+  /**
+   * @param clock the wall clock of the scheduler, the admin endpoint, the history pruner and the
+   *     node record
+   */
+  public Daemon(PreparedConfig prepared, ConfigReload.Source source, Clock clock) {
     this.prepared = prepared;
+    this.source = source;
+    this.clock = clock;
   }
 
   /**
@@ -59,7 +99,7 @@ public final class Daemon {
           "starting: node {}, {} jobs, opening store {}",
           config.node(),
           config.jobs().size(),
-          StoreOpener.describe(config.store()));
+          StoreWords.describe(config.store()));
       Optional<StoreBackend> opened =
           StoreOpener.openWithRetry(
               prepared.storeFactory(), config.store(), config.node(), shutdownRequested);
@@ -70,11 +110,13 @@ public final class Daemon {
       StartupTrace.mark("store opened and checked");
       try (StoreBackend backend = opened.get()) {
         Injector injector =
-            Guice.createInjector(Stage.PRODUCTION, new DaemonModule(prepared, backend));
+            Guice.createInjector(
+                Stage.PRODUCTION, new DaemonModule(prepared, backend, source, clock));
         StartupTrace.mark("injector built");
         Optional<DaemonMetrics> metrics = injector.getInstance(METRICS);
         List<JobDefinition> jobs = injector.getInstance(JOBS);
         scheduler = injector.getInstance(Scheduler.class);
+        ConfigReload reload = injector.getInstance(ConfigReload.class);
         if (metrics.isPresent()) {
           admin =
               AdminServer.start(
@@ -83,29 +125,82 @@ public final class Daemon {
                   backend.leaseStore(),
                   injector.getInstance(StoreHealth.class),
                   metrics.get(),
-                  backend.executionLog());
+                  backend.executionLog(),
+                  reload,
+                  clock);
         }
         StartupTrace.mark("scheduler built");
         scheduler.start();
         StartupTrace.mark("scheduler started");
+        pruner =
+            new HistoryPruner(
+                backend.leaseStore(),
+                backend.executionLog(),
+                config.history(),
+                config.node(),
+                clock,
+                () -> Set.copyOf(reload.current().jobNames()));
+        pruner.start();
+        publisher =
+            new NodePublisher(
+                backend.leaseStore(),
+                config.node(),
+                BuildInfo.version(),
+                () -> JobDigest.of(reload.current().jobs()),
+                clock);
+        if (metrics.isPresent()) {
+          publisher.onRead(new NodeMetrics(metrics.get().registry())::update);
+        }
+        publisher.start();
+        startReloads(reload);
         log.info(
             "started: {} jobs, store {}, node {} in {} ms",
             jobs.size(),
-            StoreOpener.describe(config.store()),
+            StoreWords.describe(config.store()),
             config.node(),
             ManagementFactory.getRuntimeMXBean().getUptime());
         awaitShutdown();
-        log.info(
-            "stopping: waiting up to {} for running jobs", Durations.human(config.shutdownGrace()));
+        Duration grace = reload.current().shutdownGrace();
+        log.info("stopping: waiting up to {} for running jobs", Durations.human(grace));
         if (admin != null) {
           admin.close();
         }
-        scheduler.stop(config.shutdownGrace());
+        pruner.close();
+        publisher.close();
+        // the last runs' notifications being sent get up to 10 s more (a desk left by a stop is
+        // taken over by another replica after the job's ttl)
+        scheduler.stop(grace);
       }
       log.info("stopped");
       return 0;
     } finally {
       stopped.countDown();
+    }
+  }
+
+  /**
+   * Reads the file again and applies it (SIGHUP ends here); a reload asked for while the daemon
+   * starts runs once it has started, so a file changed meanwhile is not missed.
+   */
+  public void reload() {
+    synchronized (this) {
+      if (reloader == null) {
+        reloadAfterStart = true;
+        log.info("reload asked for while starting: the file is read again once started");
+        return;
+      }
+    }
+    reloader.reload();
+  }
+
+  private void startReloads(ConfigReload reload) {
+    boolean pending;
+    synchronized (this) {
+      reloader = reload;
+      pending = reloadAfterStart;
+    }
+    if (pending) {
+      reload.reload();
     }
   }
 

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
+import dev.leasehold.app.config.StoreCatalog;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -75,22 +76,11 @@ public final class LogSetup {
     Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     root.setLevel(Level.toLevel(level, Level.INFO));
     root.addAppender(console);
-    // libraries that are chatty at INFO: their warnings still show
-    for (String quiet :
-        new String[] {
-          "org.flywaydb",
-          "org.jooq",
-          "com.zaxxer.hikari",
-          "org.mongodb",
-          "io.lettuce",
-          "io.netty",
-          "reactor"
-        }) {
-      context.getLogger(quiet).setLevel(Level.WARN);
-    }
-    // ZooKeeper's client logs a WARN with a stack trace for every failed connection attempt (about
-    // one a second while the ensemble is down); the store's own one-line error says the same
-    context.getLogger("org.apache.zookeeper.ClientCnxn").setLevel(Level.ERROR);
+    // the stores' drivers, at the levels each store asks for (libraries chatty at INFO: their
+    // warnings still show)
+    StoreCatalog.discovered()
+        .logLevels()
+        .forEach((logger, wanted) -> context.getLogger(logger).setLevel(Level.toLevel(wanted)));
   }
 
   private static Encoder<ILoggingEvent> encoder(LoggerContext context, boolean json) {

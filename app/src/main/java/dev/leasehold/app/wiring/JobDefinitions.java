@@ -23,8 +23,14 @@ public final class JobDefinitions {
 
   private static JobDefinition definition(
       JobConfig job, JobRunners runners, UnaryOperator<JobRunner> decorate) {
-    JobPolicy policy = JobPolicy.of(job.ttl(), job.renewEvery(), job.timeout(), job.misfireGrace());
+    JobPolicy policy =
+        JobPolicy.of(job.ttl(), job.renewEvery(), job.timeout(), job.misfireGrace())
+            .withRetry(job.retry());
     return new JobDefinition(
-        job.name(), job.schedule(), policy, decorate.apply(runners.forAction(job.action())));
+        job.name(),
+        job.schedule(),
+        policy,
+        decorate.apply(runners.forAction(job.action())),
+        job.group());
   }
 }

@@ -5,9 +5,9 @@ import com.google.inject.Module;
 import com.google.inject.multibindings.MapBinder;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
+import dev.leasehold.app.config.StoreCatalog;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,9 +31,7 @@ public final class StoreModules {
 
   /** Every store factory found through {@link ServiceLoader}. */
   public static StoreModules discover() {
-    List<StoreFactory> found = new ArrayList<>();
-    ServiceLoader.load(StoreFactory.class, StoreModules.class.getClassLoader()).forEach(found::add);
-    return of(found);
+    return of(StoreCatalog.discovered().factories());
   }
 
   /**

@@ -2,8 +2,6 @@ package dev.leasehold.app.wiring;
 
 import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.core.lease.IncompatibleStoreException;
-import dev.leasehold.core.lease.StoreUnreachableException;
-import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSelfCheck;
@@ -16,10 +14,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Opens the store for {@code run}: a store that is down at start-up, or that fails the conformance
- * self-check ({@link StoreSelfCheck}), is retried with capped exponential backoff instead of ending
- * the daemon (G8), until it answers and passes or shutdown is asked; so a fixed server is picked
- * up.
+ * Opens stores: once for the one-shot commands ({@link #openOnce}, {@link #openChecked}), and for
+ * {@code run} until it answers ({@link #openWithRetry}). How a store and its failures read in a
+ * line is {@link StoreWords}'. For {@code run}: a store that is down at start-up, or that fails the
+ * conformance self-check ({@link StoreSelfCheck}), is retried with capped exponential backoff
+ * instead of ending the daemon (G8), until it answers and passes or shutdown is asked; so a fixed
+ * server is picked up.
  */
 public final class StoreOpener {
   private static final Logger log = LoggerFactory.getLogger(StoreOpener.class);
@@ -70,16 +70,17 @@ public final class StoreOpener {
       try {
         StoreBackend backend = openChecked(factory, settings, node);
         if (attempt > 1) {
-          log.info("store {} answered after {} attempts", describe(settings), attempt);
+          log.info("store {} answered after {} attempts", StoreWords.describe(settings), attempt);
         }
         return Optional.of(backend);
       } catch (IncompatibleStoreException e) {
-        log.error("{}; not scheduling, retrying in {} ms", summary(e), backoff.toMillis());
+        log.error(
+            "{}; not scheduling, retrying in {} ms", StoreWords.summary(e), backoff.toMillis());
       } catch (RuntimeException e) {
         log.warn(
             "store {} is not reachable ({}); retrying in {} ms",
-            describe(settings),
-            summary(e),
+            StoreWords.describe(settings),
+            StoreWords.summary(e),
             backoff.toMillis());
       }
       try {
@@ -95,36 +96,5 @@ public final class StoreOpener {
         backoff = MAX_BACKOFF;
       }
     }
-  }
-
-  /** {@code h2 jdbc:h2:file:./data/leasehold}, passwords redacted. */
-  public static String describe(StoreSettings settings) {
-    String where =
-        settings.url() != null
-            ? Redaction.redactUrl(settings.url())
-            : String.join(",", settings.urls().stream().map(Redaction::redactUrl).toList());
-    return settings.type() + " " + where;
-  }
-
-  /**
-   * One line about a failure, without a stack trace and without secrets: the messages of the
-   * exception and up to two of its causes, ending at a {@link StoreUnreachableException} (which
-   * names the store, its host and port and the plain cause).
-   */
-  public static String summary(Throwable e) {
-    StringBuilder out = new StringBuilder();
-    Throwable t = e;
-    for (int depth = 0; t != null && depth < 3; depth++, t = t.getCause()) {
-      String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-      message = Redaction.scrub(message.lines().findFirst().orElse("").strip());
-      if (out.indexOf(message) < 0) {
-        out.append(out.length() == 0 ? "" : ": ").append(message);
-      }
-      if (t instanceof StoreUnreachableException) {
-        // its message is complete: the driver's wording of the cause adds only its internals
-        break;
-      }
-    }
-    return out.toString();
   }
 }

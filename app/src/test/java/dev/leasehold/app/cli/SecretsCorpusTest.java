@@ -28,17 +28,29 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A corpus of passwords holding {@code / @ : # % ?}, given in URL user info, in a URL query and as
- * {@code store.password}, for every store type, with the store down (nothing listens) and up (a
- * real server that refuses the password): {@code validate}, {@code validate --connect}, {@code
- * status}, {@code history} and the log of {@code run} never show the password nor any part of it
- * between those delimiters. With a store that accepts the password (MariaDB), {@code /health},
- * {@code /metrics} and {@code /jobs} do not show it either.
+ * {@code store.password}, for every store type, plus a password that is the whole user info of a
+ * Redis URL, query options whose name ends in "password" ({@code sslpassword}, {@code
+ * keyStorePassword}, {@code trustStorePassword}) and a password holding quotes and backslashes,
+ * with the store down (nothing listens) and up (a real server that refuses the password): {@code
+ * validate}, {@code validate --connect}, {@code status}, {@code history} and the log of {@code run}
+ * never show the password nor any part of it between those delimiters. With a store that accepts
+ * the password (MariaDB), {@code /health}, {@code /metrics} and {@code /jobs} do not show it
+ * either.
  */
 class SecretsCorpusTest {
   /** Parts of 5+ characters between delimiters, so that a quoted fragment is caught too. */
   private static final String PASSWORD = "Alpha7/Bravo8@Charlie9:Delta0#Echo1%Fox2?Golf3";
 
   private static final Pattern DELIMITERS = Pattern.compile("[/@:#%?]");
+
+  /**
+   * For the forms that take no URL delimiter: user info that is only a password ({@code
+   * redis://SECRET@host}) and query options whose name ends in "password".
+   */
+  private static final String PLAIN = "Kilo4Lima5Mike6";
+
+  /** Quotes and backslashes, which JSON and quoted log fields escape. */
+  private static final String QUOTED = "Nov\"em\\ber\\\"Osc\"ar7";
 
   @TempDir Path dir;
 
@@ -158,6 +170,45 @@ class SecretsCorpusTest {
             "type: mongo\nurl: 'mongodb://u:" + PASSWORD + "@127.0.0.1:" + port + "/db'"));
     out.add(
         new Store(
+            "redis",
+            "password-only userinfo " + state,
+            "type: redis\nurl: 'redis://" + PLAIN + "@127.0.0.1:" + port + "/0'"));
+    out.add(
+        new Store(
+            "postgres",
+            "sslpassword option " + state,
+            "type: postgres\nurl: 'jdbc:postgresql://127.0.0.1:"
+                + port
+                + "/test?user=postgres&sslpassword="
+                + PLAIN
+                + "'"));
+    out.add(
+        new Store(
+            "mariadb",
+            "key store options " + state,
+            "type: mariadb\nurl: 'jdbc:mariadb://127.0.0.1:"
+                + port
+                + "/test?user=root&keyStorePassword="
+                + PLAIN
+                + "&trustStorePassword="
+                + PLAIN
+                + "'"));
+    out.add(
+        new Store(
+            "postgres",
+            "quoted password " + state,
+            "type: postgres\nurl: jdbc:postgresql://127.0.0.1:"
+                + port
+                + "/test\nusername: postgres\npassword: '"
+                + QUOTED
+                + "'"));
+    out.add(
+        new Store(
+            "redis",
+            "quoted password " + state,
+            "type: redis\nurl: redis://127.0.0.1:" + port + "\npassword: '" + QUOTED + "'"));
+    out.add(
+        new Store(
             "mongo",
             "password " + state,
             "type: mongo\nurl: mongodb://127.0.0.1:"
@@ -245,6 +296,11 @@ class SecretsCorpusTest {
   // --- checks ---------------------------------------------------------------------------------
 
   private static void assertNoSecret(String where, String text) {
+    assertThat(text).as(where).doesNotContain(PLAIN);
+    assertThat(text).as(where).doesNotContain(QUOTED);
+    assertThat(text)
+        .as(where + " (escaped)")
+        .doesNotContain(QUOTED.replace("\\", "\\\\").replace("\"", "\\\""));
     assertThat(text).as(where).doesNotContain(PASSWORD);
     assertThat(text).as(where).doesNotContain(URLEncoder.encode(PASSWORD, StandardCharsets.UTF_8));
     for (String piece : DELIMITERS.split(PASSWORD)) {

@@ -9,6 +9,7 @@ import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreModules;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.core.store.StoreSelfCheck;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +41,8 @@ class StatusHistoryTriggerTest {
             + "jobs:\n"
             + "  - name: ok\n    cron: \"30 6 * * *\"\n    zone: Asia/Shanghai\n"
             + "    command: [\"sh\", \"-c\", \"echo fine\"]\n"
-            + "  - name: broken\n    every: 1h\n    command: [\"sh\", \"-c\", \"exit 3\"]\n");
+            + "  - name: broken\n    every: 1h\n    command: [\"sh\", \"-c\","
+            + " \"echo pushing; echo \\\"push failed, pw topsecret-pw\\\" >&2; exit 3\"]\n");
     cli.env("DB_PASSWORD", "topsecret-pw");
   }
 
@@ -52,11 +54,11 @@ class StatusHistoryTriggerTest {
 
   @Test
   void triggerExitsWithTheJobsOutcome() {
-    CliHarness.Result ok = cli.run(args("trigger", "ok"));
+    CliHarness.Result ok = cli.run(args("trigger", "ok", "--here"));
     assertThat(ok.code()).isZero();
-    assertThat(ok.out()).contains("ok ").contains("on tester").contains("succeeded");
+    assertThat(ok.out()).contains("ok ").contains("on tester/cli").contains("succeeded");
 
-    CliHarness.Result broken = cli.run(args("trigger", "broken"));
+    CliHarness.Result broken = cli.run(args("trigger", "broken", "--here"));
     assertThat(broken.code()).isEqualTo(1);
     assertThat(broken.errLines()).singleElement().asString().contains("'broken' failed");
 
@@ -71,7 +73,7 @@ class StatusHistoryTriggerTest {
       Lease held =
           other.leaseStore().acquire("ok", "other-node", Duration.ofMinutes(5)).orElseThrow();
 
-      CliHarness.Result result = cli.run(args("trigger", "ok"));
+      CliHarness.Result result = cli.run(args("trigger", "ok", "--here"));
 
       assertThat(result.code()).isEqualTo(1);
       assertThat(result.errLines())
@@ -84,8 +86,47 @@ class StatusHistoryTriggerTest {
   }
 
   @Test
+  void aPauseShowsInStatusUntilResumeEndsIt() throws Exception {
+    CliHarness.Result paused =
+        cli.run(args("pause", "ok", "--reason", "mail relay down", "--stop-running"));
+    assertThat(paused.code()).as(paused.err()).isZero();
+    assertThat(paused.out()).contains("job 'ok' paused since").contains("mail relay down");
+
+    JsonNode row = JSON.readTree(cli.run(args("status", "--json")).out()).get(0);
+    assertThat(row.get("paused").get("reason").asText()).isEqualTo("mail relay down");
+    assertThat(row.get("paused").get("by").asText()).contains("@");
+    assertThat(row.get("paused").get("stop_running").asBoolean()).isTrue();
+    assertThat(row.get("paused").get("since").asText()).endsWith("Z");
+    assertThat(JSON.readTree(cli.run(args("status", "--json")).out()).get(1).get("paused").isNull())
+        .isTrue();
+    assertThat(cli.run(args("status")).out()).contains("PAUSED").contains("mail relay down");
+
+    CliHarness.Result resumed = cli.run(args("resume", "ok", "--catch-up"));
+    assertThat(resumed.code()).as(resumed.err()).isZero();
+    assertThat(resumed.out()).contains("job 'ok' resumed");
+    row = JSON.readTree(cli.run(args("status", "--json")).out()).get(0);
+    assertThat(row.get("paused").isNull()).isTrue();
+    CliHarness.Result again = cli.run(args("resume", "ok"));
+    assertThat(again.code()).isZero();
+    assertThat(again.out()).contains("was not paused");
+  }
+
+  @Test
+  void pauseRefusesBadInputWithExitTwoAndChangesNothing() throws Exception {
+    CliHarness.Result unknown = cli.run(args("pause", "nope"));
+    assertThat(unknown.code()).isEqualTo(2);
+    assertThat(unknown.err()).contains("unknown job 'nope'");
+    CliHarness.Result tooLong = cli.run(args("pause", "ok", "--reason", "x".repeat(501)));
+    assertThat(tooLong.code()).isEqualTo(2);
+    assertThat(tooLong.err()).contains("--reason").contains("500");
+    assertThat(cli.run(args("resume", "nope")).code()).isEqualTo(2);
+    JsonNode row = JSON.readTree(cli.run(args("status", "--json")).out()).get(0);
+    assertThat(row.get("paused").isNull()).isTrue();
+  }
+
+  @Test
   void statusJsonHasOneObjectPerJobWithTheDocumentedFields() throws Exception {
-    assertThat(cli.run(args("trigger", "ok")).code()).isZero();
+    assertThat(cli.run(args("trigger", "ok", "--here")).code()).isZero();
     try (StoreBackend other = openStore()) {
       other.leaseStore().acquire("broken", "other-node", Duration.ofMinutes(5)).orElseThrow();
 
@@ -98,7 +139,14 @@ class StatusHistoryTriggerTest {
       for (JsonNode row : rows) {
         assertThat(fieldNames(row))
             .containsExactly(
-                "name", "schedule", "next_fire", "holder", "lease_until", "last_fire", "fence");
+                "name",
+                "schedule",
+                "next_fire",
+                "holder",
+                "lease_until",
+                "last_fire",
+                "fence",
+                "paused");
       }
       JsonNode ok = rows.get(0);
       assertThat(ok.get("name").asText()).isEqualTo("ok");
@@ -121,8 +169,12 @@ class StatusHistoryTriggerTest {
     CliHarness.Result result = cli.run(args("status"));
 
     assertThat(result.code()).isZero();
-    List<String> lines = result.out().lines().toList();
+    // the jobs table, then a blank line and the nodes section (no daemon runs in this test)
+    List<String> lines = result.out().lines().takeWhile(l -> !l.isEmpty()).toList();
     assertThat(lines).hasSize(3);
+    assertThat(result.out())
+        .contains("\nnodes:\n")
+        .contains("no daemon is alive (no node record in the store)");
     assertThat(lines.get(0))
         .startsWith("NAME    SCHEDULE")
         .contains("NEXT FIRE", "HOLDER", "FENCE");
@@ -134,9 +186,9 @@ class StatusHistoryTriggerTest {
 
   @Test
   void historyJsonListsExecutionsNewestFirstWithTheDocumentedFields() throws Exception {
-    cli.run(args("trigger", "ok"));
-    cli.run(args("trigger", "broken"));
-    cli.run(args("trigger", "ok"));
+    cli.run(args("trigger", "ok", "--here"));
+    cli.run(args("trigger", "broken", "--here"));
+    cli.run(args("trigger", "ok", "--here"));
 
     CliHarness.Result all = cli.run(args("history", "--json"));
     CliHarness.Result onlyOk = cli.run(args("history", "--json", "--job", "ok", "--limit", "1"));
@@ -151,22 +203,105 @@ class StatusHistoryTriggerTest {
             "node",
             "fence",
             "outcome",
+            "attempt",
             "trigger",
             "started_at",
             "finished_at",
+            "duration",
+            "duration_ms",
             "exit_code",
-            "detail");
+            "detail",
+            "output");
     assertThat(rows.get(1).get("job").asText()).isEqualTo("broken");
     assertThat(rows.get(1).get("outcome").asText()).isEqualTo("failed");
     assertThat(rows.get(1).get("exit_code").asInt()).isEqualTo(3);
+    assertThat(rows.get(1).get("attempt").asInt()).isEqualTo(1);
+    assertThat(rows.get(1).get("output").asText().lines())
+        .containsExactlyInAnyOrder("pushing", "[stderr] push failed, pw ***");
+    assertThat(rows.get(0).get("output").asText()).isEqualTo("fine");
+    assertThat(rows.get(0).get("duration_ms").asLong()).isNotNegative();
     JsonNode latest = JSON.readTree(onlyOk.out());
     assertThat(latest).hasSize(1);
     assertThat(latest.get(0).get("job").asText()).isEqualTo("ok");
     assertThat(latest.get(0).get("fence").asLong()).isEqualTo(2);
     assertThat(latest.get(0).get("outcome").asText()).isEqualTo("succeeded");
     assertThat(latest.get(0).get("trigger").asText()).isEqualTo("manual");
-    assertThat(latest.get(0).get("node").asText()).isEqualTo("tester");
+    assertThat(latest.get(0).get("node").asText()).isEqualTo("tester/cli");
     assertThat(latest.get(0).get("fire_time").asText()).matches(".*T.*\\.\\d{3}Z");
+  }
+
+  @Test
+  void historyShowsTheEndAndDurationAndWithOutputWhatEachRunSaid() {
+    cli.run(args("trigger", "broken", "--here"));
+
+    CliHarness.Result table = cli.run(args("history", "--job", "broken"));
+    assertThat(table.code()).isZero();
+    assertThat(table.out().lines().findFirst().orElseThrow())
+        .contains("FINISHED AT", "DURATION", "EXIT CODE");
+    assertThat(table.out()).doesNotContain("push failed");
+
+    CliHarness.Result said = cli.run(args("history", "--job", "broken", "--output"));
+    assertThat(said.code()).isZero();
+    List<String> lines = said.out().lines().toList();
+    assertThat(lines).hasSize(4);
+    assertThat(lines.get(0))
+        .matches(
+            ".*T.*Z  broken  failed  node=tester/cli fence=\\d+ attempt=1 trigger=manual exit=3"
+                + " finished=.*Z duration=[\\d.]+m?s");
+    assertThat(lines.get(1)).isEqualTo("  detail: exit code 3");
+    assertThat(lines.subList(2, 4))
+        .containsExactlyInAnyOrder("  | pushing", "  | [stderr] push failed, pw ***");
+    assertThat(said.out()).doesNotContain("topsecret-pw");
+    assertThat(cli.run(args("history", "--output", "--json")).code()).isEqualTo(2);
+  }
+
+  @Test
+  void twentyValidateConnectRunsByNewNodesLeaveNoNewScratchRows() throws Exception {
+    String yaml = Files.readString(config).replace("node: tester", "node: ${NODE}");
+    Files.writeString(config, yaml);
+    for (int i = 0; i < 20; i++) {
+      cli.env("NODE", "laptop-" + (31000 + i)); // as <hostname>-<pid> differs for every run
+      assertThat(cli.run(args("validate", "--connect")).code()).isZero();
+    }
+    long after20 = scratchRows();
+    for (int i = 20; i < 40; i++) {
+      cli.env("NODE", "laptop-" + (31000 + i));
+      assertThat(cli.run(args("validate", "--connect")).code()).isZero();
+    }
+    assertThat(after20).isLessThanOrEqualTo(2L * StoreSelfCheck.SLOTS);
+    assertThat(scratchRows()).as("twenty more runs add none").isEqualTo(after20);
+  }
+
+  private long scratchRows() throws Exception {
+    cli.env("NODE", "counter");
+    try (StoreBackend store = openStore()) {
+      return store.leaseStore().list().stream()
+          .filter(s -> StoreSelfCheck.isScratch(s.name()))
+          .count();
+    }
+  }
+
+  @Test
+  void historyBeforePagesBackByFiring() throws Exception {
+    cli.run(args("trigger", "ok", "--here"));
+    cli.run(args("trigger", "broken", "--here"));
+    cli.run(args("trigger", "ok", "--here"));
+    JsonNode first = JSON.readTree(cli.run(args("history", "--json", "--limit", "2")).out());
+    assertThat(first).hasSize(2);
+    String cursor = first.get(1).get("fire_time").asText();
+
+    CliHarness.Result older =
+        cli.run(args("history", "--json", "--limit", "2", "--before", cursor));
+    assertThat(older.code()).isZero();
+    JsonNode rest = JSON.readTree(older.out());
+    assertThat(rest).hasSize(1);
+    assertThat(rest.get(0).get("job").asText()).isEqualTo("ok");
+    assertThat(rest.get(0).get("fence").asLong()).isEqualTo(1);
+    assertThat(rest.get(0).get("fire_time").asText()).isLessThan(cursor);
+
+    CliHarness.Result bad = cli.run(args("history", "--before", "last-tuesday"));
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.errLines()).singleElement().asString().contains("--before 'last-tuesday'");
   }
 
   @Test
@@ -192,7 +327,10 @@ class StatusHistoryTriggerTest {
 
   private StoreBackend openStore() throws Exception {
     PreparedConfig prepared =
-        PreparedConfig.load(config, Map.of("DB_PASSWORD", "topsecret-pw"), StoreModules.discover());
+        PreparedConfig.load(
+            config,
+            Map.of("DB_PASSWORD", "topsecret-pw", "NODE", "counter"),
+            StoreModules.discover());
     return prepared.storeFactory().open(prepared.config().store());
   }
 

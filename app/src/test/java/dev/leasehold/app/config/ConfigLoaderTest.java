@@ -6,6 +6,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.leasehold.core.schedule.Schedule;
+import dev.leasehold.core.scheduler.RetryPolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -33,6 +34,7 @@ class ConfigLoaderTest {
     DaemonConfig c = load("jobs:\n  - name: a\n    every: 1s\n    command: [\"true\"]\n", Map.of());
 
     assertThat(c.node()).isEqualTo("host-1");
+    assertThat(c.namespace()).as("no namespace: the store's layout as it always was").isNull();
     assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.store().type()).isEqualTo("h2");
     assertThat(c.store().url()).isEqualTo("jdbc:h2:file:./data/leasehold");
@@ -45,6 +47,57 @@ class ConfigLoaderTest {
     assertThat(job.misfireGrace()).isNull();
     assertThat(job.schedule()).isEqualTo(Schedule.every(Duration.ofSeconds(1), Duration.ZERO));
     assertThat(((JobAction.Command) job.action()).killGrace()).isEqualTo(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void groupsAndJitterAreRead() throws Exception {
+    DaemonConfig c =
+        load(
+            "groups:\n  backups:\n    max-concurrent: 2\n  reports: {max-concurrent: 1}\n"
+                + "jobs:\n"
+                + "  - name: a\n    every: 1m\n    group: backups\n    jitter: 30s\n"
+                + "    command: [\"true\"]\n"
+                + "  - name: b\n    every: 1m\n    command: [\"true\"]\n",
+            Map.of());
+    assertThat(c.groups()).containsExactlyInAnyOrderEntriesOf(Map.of("backups", 2, "reports", 1));
+    assertThat(c.job("a").orElseThrow().group()).isEqualTo("backups");
+    assertThat(c.job("a").orElseThrow().jitter()).isEqualTo(java.time.Duration.ofSeconds(30));
+    assertThat(c.job("a").orElseThrow().schedule().describe()).isEqualTo("every 1m jitter 30s");
+    assertThat(c.job("b").orElseThrow().group()).isNull();
+    assertThat(c.job("b").orElseThrow().jitter()).isNull();
+  }
+
+  @Test
+  void retryIsOffByDefaultAndTheTopLevelRetryIsEveryJobsDefaultKeyByKey() throws Exception {
+    DaemonConfig c =
+        load(
+            "retry:\n  attempts: 3\n  backoff: 30s\njobs:\n"
+                + "  - name: a\n    every: 1m\n    command: [\"true\"]\n"
+                + "  - name: b\n    every: 1m\n    command: [\"true\"]\n"
+                + "    retry: {backoff: 1s, max-backoff: 4s}\n"
+                + "  - name: c\n    every: 1m\n    command: [\"true\"]\n"
+                + "    retry: {attempts: 1}\n",
+            Map.of());
+    assertThat(c.jobs().get(0).retry())
+        .isEqualTo(new RetryPolicy(3, Duration.ofSeconds(30), Duration.ofMinutes(10)));
+    assertThat(c.jobs().get(1).retry())
+        .isEqualTo(new RetryPolicy(3, Duration.ofSeconds(1), Duration.ofSeconds(4)));
+    assertThat(c.jobs().get(2).retry().retries()).isFalse();
+
+    DaemonConfig plain =
+        load("jobs:\n  - name: a\n    every: 1s\n    command: [\"true\"]\n", Map.of());
+    assertThat(plain.jobs().get(0).retry()).isEqualTo(RetryPolicy.NONE);
+    assertThat(RetryPolicy.NONE.attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void theNamespaceIsReadAndABlankOneMeansNone() throws Exception {
+    String jobs = "jobs:\n  - name: a\n    every: 1s\n    command: [\"true\"]\n";
+    assertThat(load("namespace: billing-eu\n" + jobs, Map.of()).namespace())
+        .isEqualTo("billing-eu");
+    assertThat(load("namespace: ${NS}\n" + jobs, Map.of("NS", "team-7")).namespace())
+        .isEqualTo("team-7");
+    assertThat(load("namespace: ${NS:-}\n" + jobs, Map.of()).namespace()).isNull();
   }
 
   @Test
@@ -164,10 +217,11 @@ class ConfigLoaderTest {
   void httpAndClassActionsAndAdminAndLogAreRead() throws Exception {
     DaemonConfig c =
         load(
-            "admin:\n  listen: 0.0.0.0:9000\n  token: t0k\nlog:\n  format: json\n  level: debug\n"
+            "admin:\n  listen: 0.0.0.0:9000\n  token: t0k-0123456789abcdef\nlog:\n  format: json\n  level: debug\n"
                 + "jobs:\n  - name: report\n    at: 2026-11-30T18:00:00+08:00\n"
                 + "    http:\n      method: post\n      url: http://127.0.0.1:8080/report\n"
                 + "      headers: {X-A: b}\n      body: hi\n"
+                + "      leasehold-headers: {fence: X-Fence}\n"
                 + "  - name: java\n    every: 1m\n    class: "
                 + RecordingJobForConfig.class.getName()
                 + "\n",
@@ -175,7 +229,7 @@ class ConfigLoaderTest {
 
     assertThat(c.admin().listen().getHostString()).isEqualTo("0.0.0.0");
     assertThat(c.admin().listen().getPort()).isEqualTo(9000);
-    assertThat(c.admin().token()).isEqualTo("t0k");
+    assertThat(c.admin().token()).isEqualTo("t0k-0123456789abcdef");
     assertThat(c.admin().toString()).doesNotContain("t0k");
     assertThat(c.log()).isEqualTo(new LogConfig(true, "DEBUG"));
     assertThat(c.jobs().get(0).schedule())
@@ -185,6 +239,10 @@ class ConfigLoaderTest {
     assertThat(http.headers()).isEqualTo(Map.of("X-A", "b"));
     assertThat(http.body()).isEqualTo("hi");
     assertThat(http.timeout()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(http.leaseholdHeaders())
+        .containsEntry("fence", "X-Fence")
+        .containsEntry("job", "X-Leasehold-Job")
+        .hasSize(4);
     assertThat(c.jobs().get(1).action())
         .isEqualTo(new JobAction.JavaClass(RecordingJobForConfig.class.getName()));
     assertThat(c.jobNames()).isEqualTo(List.of("report", "java"));

@@ -31,7 +31,53 @@ class ConfigValidationTest {
             "jobs:\n  - name: a\n    crn: \"* * * * *\"\n    command: [\"true\"]\n",
             "jobs[0].crn",
             "did you mean 'cron'"),
+        bad(
+            "namespace with a capital letter",
+            "namespace: Billing\njobs:\n" + GOOD_JOB,
+            "namespace",
+            "a-z, 0-9 and '-'"),
+        bad(
+            "namespace longer than 40 characters",
+            "namespace: " + "a".repeat(41) + "\njobs:\n" + GOOD_JOB,
+            "namespace",
+            "1 to 40 characters"),
+        bad(
+            "namespace with a dot",
+            "namespace: billing.eu\njobs:\n" + GOOD_JOB,
+            "namespace",
+            "starting with a letter or digit"),
+        bad(
+            "job name too long for its namespace",
+            "namespace: billing\njobs:\n"
+                + GOOD_JOB
+                + "  - name: "
+                + "j".repeat(79)
+                + "\n    every: 5s\n    command: [\"true\"]\n",
+            "jobs[1].name",
+            "at most 78 characters in namespace 'billing'"),
         bad("wrong type: jobs is a mapping", "jobs:\n  a: 1\n", "jobs", "expected a list"),
+        bad(
+            "a job names an unknown group",
+            "groups:\n  backups:\n    max-concurrent: 1\njobs:\n"
+                + GOOD_JOB
+                + "  - name: b\n    every: 5s\n    group: nightly\n    command: [\"true\"]\n",
+            "jobs[1].group",
+            "unknown group 'nightly'; defined: backups"),
+        bad(
+            "a group without max-concurrent",
+            "groups:\n  backups: {}\njobs:\n" + GOOD_JOB,
+            "groups.backups.max-concurrent",
+            "is required"),
+        bad(
+            "a group of zero",
+            "groups:\n  backups:\n    max-concurrent: 0\njobs:\n" + GOOD_JOB,
+            "groups.backups.max-concurrent",
+            "from 1 to 100"),
+        bad(
+            "jitter without unit",
+            "jobs:\n  - name: a\n    every: 5s\n    jitter: 3\n    command: [\"true\"]\n",
+            "jobs[0].jitter",
+            "no unit"),
         bad(
             "wrong type: ttl is a list",
             "jobs:\n  - name: a\n    every: 5s\n    ttl: [1, 2]\n    command: [\"true\"]\n",
@@ -158,6 +204,18 @@ class ConfigValidationTest {
             "jobs[0].http.url",
             "expected http"),
         bad(
+            "unknown leasehold header",
+            "jobs:\n  - name: a\n    every: 5s\n    http: {url: \"http://127.0.0.1:1/\","
+                + " leasehold-headers: {token: X-T}}\n",
+            "jobs[0].http.leasehold-headers.token",
+            "expected job, fire-time, fence or node"),
+        bad(
+            "leasehold header name with a space",
+            "jobs:\n  - name: a\n    every: 5s\n    http: {url: \"http://127.0.0.1:1/\","
+                + " leasehold-headers: {fence: \"X Fence\"}}\n",
+            "jobs[0].http.leasehold-headers.fence",
+            "expected a header name"),
+        bad(
             "env on an http job",
             "jobs:\n  - name: a\n    every: 5s\n    http: {url: \"http://127.0.0.1:1/\"}\n    env: {A: b}\n",
             "jobs[0].env",
@@ -167,6 +225,16 @@ class ConfigValidationTest {
             "jobs:\n  - name: a\n    cron: \"0 6 * * *\"\n    offset: 1s\n    command: [\"true\"]\n",
             "jobs[0].offset",
             "only applies"),
+        bad(
+            "admin token too short",
+            "admin:\n  token: fifteen-chars-x\njobs:\n" + GOOD_JOB,
+            "admin.token",
+            "use at least 16"),
+        bad(
+            "admin allowed-hosts not a host name",
+            "admin:\n  allowed-hosts: [\"http://x/\"]\njobs:\n" + GOOD_JOB,
+            "admin.allowed-hosts",
+            "expected host names"),
         bad("no jobs", "node: a\n", "jobs", "at least one job"),
         bad("empty file", "", null, "the file is empty"),
         bad("only comments", "# nothing here\n", null, "the file is empty"),
@@ -180,7 +248,76 @@ class ConfigValidationTest {
             "jobs:\n  - name: a\n    name: b\n    every: 5s\n    command: [\"true\"]\n",
             "line 3",
             "Duplicate field 'name'"),
-        bad("top level is a list", "- a\n- b\n", null, "expected a mapping"));
+        bad("top level is a list", "- a\n- b\n", null, "expected a mapping"),
+        bad(
+            "history kept less than a minute",
+            "store:\n  history:\n    keep: 30s\njobs:\n" + GOOD_JOB,
+            "store.history.keep",
+            "at least 1m"),
+        bad(
+            "history max-per-job not a number",
+            "store:\n  history:\n    max-per-job: lots\njobs:\n" + GOOD_JOB,
+            "store.history.max-per-job",
+            "whole number from 1 to 1000000"),
+        bad(
+            "unknown history key",
+            "store:\n  history:\n    kept: 3d\njobs:\n" + GOOD_JOB,
+            "store.history.kept",
+            "unknown key"),
+        bad(
+            "notify on an unknown event",
+            "notify:\n  command: [\"true\"]\n  on: [failed, exploded]\njobs:\n" + GOOD_JOB,
+            "notify.on",
+            "unknown event 'exploded'"),
+        bad(
+            "a job's notify with a command and an http",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    notify:\n"
+                + "      command: [\"true\"]\n      http: {url: \"http://127.0.0.1:9/\"}\n",
+            "jobs[0].notify.http",
+            "two notifiers"),
+        bad(
+            "retry attempts not a number",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    retry:\n"
+                + "      attempts: often\n",
+            "jobs[0].retry.attempts",
+            "whole number from 1 to 100"),
+        bad(
+            "retry attempts 0",
+            "retry:\n  attempts: 0\njobs:\n" + GOOD_JOB,
+            "retry.attempts",
+            "whole number from 1 to 100"),
+        bad(
+            "retry backoff 0",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    retry:\n"
+                + "      attempts: 3\n      backoff: 0s\n",
+            "jobs[0].retry.backoff",
+            "greater than 0"),
+        bad(
+            "retry backoff without unit",
+            "retry:\n  backoff: 30\njobs:\n" + GOOD_JOB,
+            "retry.backoff",
+            "no unit"),
+        bad(
+            "retry max-backoff below the backoff",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    retry:\n"
+                + "      backoff: 1m\n      max-backoff: 10s\n",
+            "jobs[0].retry.max-backoff",
+            "must be at least the backoff 1m"),
+        bad(
+            "unknown retry key",
+            "retry:\n  attempt: 3\njobs:\n" + GOOD_JOB,
+            "retry.attempt",
+            "did you mean 'attempts'"),
+        bad(
+            "retry is not a mapping",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    retry: 3\n",
+            "jobs[0].retry",
+            "expected a mapping"),
+        bad(
+            "notify without a notifier",
+            "notify:\n  on: [failed]\njobs:\n" + GOOD_JOB,
+            "notify",
+            "no notifier; give command or http"));
   }
 
   private static Arguments bad(String title, String yaml, String where, String problem) {

@@ -13,6 +13,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -56,7 +57,8 @@ public final class CliHarness {
             new PrintWriter(err),
             () -> STORES,
             signal,
-            false);
+            false,
+            Clock.systemUTC());
     int code = new Cli(context).execute(args);
     return new Result(code, out.toString(), err.toString());
   }

@@ -1,0 +1,66 @@
+package dev.leasehold.app.wiring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leasehold.app.config.JobAction;
+import dev.leasehold.app.config.JobConfig;
+import dev.leasehold.core.schedule.Schedule;
+import java.net.URI;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The job-set digest: equal for the same jobs in any order, different for any changed field. */
+class JobDigestTest {
+  private static JobConfig http(String name, Map<String, String> headers) {
+    return new JobConfig(
+        name,
+        Schedule.every(Duration.ofMinutes(5), Duration.ZERO),
+        Duration.ofSeconds(30),
+        null,
+        null,
+        null,
+        new JobAction.Http("POST", URI.create("http://127.0.0.1:9/x"), headers, "", null));
+  }
+
+  private static JobConfig cron(String name, String expression) {
+    return new JobConfig(
+        name,
+        Schedule.cron(expression, ZoneOffset.UTC),
+        Duration.ofSeconds(30),
+        null,
+        null,
+        null,
+        new JobAction.JavaClass("x.Y"));
+  }
+
+  @Test
+  void theSameJobsInAnyOrderAndMapOrderHaveOneDigest() {
+    Map<String, String> ab = new LinkedHashMap<>();
+    ab.put("A", "1");
+    ab.put("B", "2");
+    Map<String, String> ba = new LinkedHashMap<>();
+    ba.put("B", "2");
+    ba.put("A", "1");
+    String one = JobDigest.of(List.of(http("a", ab), cron("b", "0 2 * * *")));
+    String two = JobDigest.of(List.of(cron("b", "0 2 * * *"), http("a", ba)));
+    assertThat(one).isEqualTo(two).startsWith("sha256:").hasSize("sha256:".length() + 16);
+  }
+
+  @Test
+  void aChangedScheduleHeaderOrExtraJobChangesTheDigest() {
+    String base = JobDigest.of(List.of(http("a", Map.of("A", "1")), cron("b", "0 2 * * *")));
+    assertThat(JobDigest.of(List.of(http("a", Map.of("A", "1")), cron("b", "0 3 * * *"))))
+        .isNotEqualTo(base);
+    assertThat(JobDigest.of(List.of(http("a", Map.of("A", "2")), cron("b", "0 2 * * *"))))
+        .isNotEqualTo(base);
+    assertThat(
+            JobDigest.of(
+                List.of(
+                    http("a", Map.of("A", "1")), cron("b", "0 2 * * *"), cron("c", "* * * * *"))))
+        .isNotEqualTo(base);
+  }
+}
