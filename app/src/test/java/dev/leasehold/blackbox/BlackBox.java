@@ -26,7 +26,8 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * The test's world: a directory {@code target/blackbox/<class>/<test>/} for configs, ledgers and
  * logs, and every process the test started. After each test, whatever happened, every process group
  * is SIGKILLed and every resource (databases, schemas, keys) is cleaned up; when the test failed,
- * the tail of every process log is printed first.
+ * the tail of every process log is printed first. A test may use it from several threads (two
+ * scenarios at once on one store).
  */
 public final class BlackBox implements BeforeEachCallback, AfterEachCallback {
   private static final int TAIL_LINES = 80;
@@ -71,9 +72,16 @@ public final class BlackBox implements BeforeEachCallback, AfterEachCallback {
       }
       procs.clear();
     }
-    while (!cleanups.isEmpty()) {
+    while (true) {
+      AutoCloseable next;
+      synchronized (cleanups) {
+        if (cleanups.isEmpty()) {
+          break;
+        }
+        next = cleanups.pop();
+      }
       try {
-        cleanups.pop().close();
+        next.close();
       } catch (Exception e) {
         System.err.println("cleanup failed: " + e);
       }
@@ -86,13 +94,18 @@ public final class BlackBox implements BeforeEachCallback, AfterEachCallback {
 
   /** Closes {@code resource} after the test (last registered, first closed). */
   public <T extends AutoCloseable> T closeAfter(T resource) {
-    cleanups.push(resource);
+    synchronized (cleanups) {
+      cleanups.push(resource);
+    }
     return resource;
   }
 
   /** Starts a process in its own process group; its output goes to {@code <name>.<n>.log}. */
   public Proc start(String name, List<String> command, Map<String, String> env) {
-    int n = starts.merge(name, 1, Integer::sum);
+    int n;
+    synchronized (starts) {
+      n = starts.merge(name, 1, Integer::sum);
+    }
     Proc proc = Proc.start(name, command, env, dir.resolve(name + "." + n + ".log"));
     synchronized (procs) {
       procs.add(proc);

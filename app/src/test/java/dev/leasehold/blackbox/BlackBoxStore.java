@@ -9,6 +9,15 @@ interface BlackBoxStore extends AutoCloseable {
   /** Deletes the lease of {@code name} behind the holder's back, as an operator or a bug might. */
   void stealLease(String name);
 
+  /**
+   * Deletes the whole lease record of {@code name} by hand, as an operator unlocking a job the
+   * ShedLock way does (with it the fence and watermark, where they live in the record); by default
+   * what {@link #stealLease} deletes.
+   */
+  default void deleteLeaseRecord(String name) {
+    stealLease(name);
+  }
+
   /** Drops what the test created (database, schema, keys); never anything shared. */
   @Override
   void close();

@@ -7,21 +7,38 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs a one-shot command of the daemon jar ({@code history}, {@code status}) and returns stdout.
  */
 final class Cli {
+  private static final AtomicInteger CALLS = new AtomicInteger();
+
   private Cli() {}
 
+  /** How a command ended: its exit code, stdout and stderr. */
+  record Result(int code, String out, String err) {}
+
   static String run(Path workDir, String... args) {
+    Result r = result(workDir, args);
+    if (r.code() != 0) {
+      throw new AssertionError(List.of(args) + " exited " + r.code() + ": " + r.err());
+    }
+    return r.out();
+  }
+
+  /** Runs a command whatever its exit code. */
+  static Result result(Path workDir, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar"));
     command.add(BlackBox.jar().toString());
     command.addAll(List.of(args));
-    Path out = workDir.resolve("cli.out");
-    Path err = workDir.resolve("cli.err");
+    // one pair of files per call: two scenarios of one test may run commands at once
+    int n = CALLS.incrementAndGet();
+    Path out = workDir.resolve("cli." + n + ".out");
+    Path err = workDir.resolve("cli." + n + ".err");
     try {
       Process p =
           new ProcessBuilder(command)
@@ -32,11 +49,7 @@ final class Cli {
         p.destroyForcibly();
         throw new AssertionError("gave up after 120 s waiting for: " + command);
       }
-      if (p.exitValue() != 0) {
-        throw new AssertionError(
-            command + " exited " + p.exitValue() + ": " + Files.readString(err));
-      }
-      return Files.readString(out);
+      return new Result(p.exitValue(), Files.readString(out), Files.readString(err));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -47,12 +47,18 @@ final class Configs {
     return "name: " + name + "\n" + schedule + "\n" + shell(script);
   }
 
-  /** {@code command: [sh, -c, script]}, the script single-quoted for YAML. */
+  /**
+   * {@code command: [sh, -c, script]}, the script single-quoted for YAML, with {@code LD_PRELOAD}
+   * emptied: a skewed daemon runs under libfaketime, which shares one semaphore with every process
+   * it starts, and a run's process killed while holding it (the supervisor's watcher, a stopped
+   * job) left every later process start of that daemon hanging. The jobs' ledgers carry the
+   * daemon's own firing, node and fence, never the job's clock.
+   */
   static String shell(String script) {
     if (script.contains("${")) {
       throw new IllegalArgumentException("${...} would be a config placeholder: " + script);
     }
-    return "command:\n  - sh\n  - -c\n  - " + quote(script);
+    return "command:\n  - sh\n  - -c\n  - " + quote(script) + "\nenv:\n  LD_PRELOAD: ''";
   }
 
   static String quote(String text) {

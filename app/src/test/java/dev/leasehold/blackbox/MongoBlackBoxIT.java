@@ -26,6 +26,11 @@ class MongoBlackBoxIT {
     Scenarios.killPauseAndSkew(box, store());
   }
 
+  @Test
+  void aDeletedLeaseDocumentDoesNotWedgeTheJob() {
+    Scenarios.aDeletedLeaseRecordDoesNotWedgeTheJob(box, store());
+  }
+
   /**
    * A job longer than its TTL (ttl 2 s, renewed every 500 ms, runs 5 s, every 10 s) on three
    * daemons with clocks +1.5 s, -1.5 s and 0. The holder of one run is SIGKILLed, the holder of a

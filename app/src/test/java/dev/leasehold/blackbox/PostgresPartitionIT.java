@@ -10,14 +10,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class PostgresPartitionIT {
   @RegisterExtension final BlackBox box = new BlackBox();
 
+  /**
+   * Both partition scenarios at once on one store: see {@link
+   * PartitionScenarios#holderCutOffThenStoreCutOffBesideALateClaimAnswer}.
+   */
   @Test
-  void aHolderCutOffStopsBeforeTheNextStartsAndAStoreCutOffCatchesUpOnce() {
-    PartitionScenarios.holderCutOffThenStoreCutOff(
+  void aHolderCutOffStopsBeforeTheNextStartsAStoreCutOffCatchesUpOnceAndALateAnswerDoesNotRun() {
+    PartitionScenarios.holderCutOffThenStoreCutOffBesideALateClaimAnswer(
         box, box.closeAfter(SqlTestStore.postgres()), 5432);
-  }
-
-  @Test
-  void aClaimAnsweredAfterItsLeaseValidityDoesNotRunTheFiring() {
-    PartitionScenarios.lateClaimAnswer(box, box.closeAfter(SqlTestStore.postgres()), 5432);
   }
 }

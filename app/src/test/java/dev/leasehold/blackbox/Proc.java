@@ -68,11 +68,19 @@ public final class Proc {
     return log;
   }
 
+  /** The process id (also its group's, see {@link #start}). */
+  public long pid() {
+    return process.pid();
+  }
+
   public boolean isAlive() {
     return process.isAlive();
   }
 
-  /** SIGKILL to the whole process group: the process and every job it runs die at once. */
+  /**
+   * SIGKILL to the whole process group: the process dies; command jobs of a daemon run in sessions
+   * of their own, so they are not in it.
+   */
   public void killGroup() {
     signalGroup("KILL");
     try {
@@ -136,15 +144,25 @@ public final class Proc {
     }
   }
 
+  /**
+   * {@code kill -s SIGNAL PID}: to the daemon alone, not to the jobs it runs (as an operator's
+   * {@code kill -HUP} or systemd's reload does).
+   */
+  public void signal(String signal) {
+    send(signal, Long.toString(process.pid()));
+  }
+
   private void signalGroup(String signal) {
+    send(signal, "-" + process.pid());
+  }
+
+  private void send(String signal, String target) {
     try {
       Process kill =
-          new ProcessBuilder("kill", "-s", signal, "--", "-" + process.pid())
-              .redirectErrorStream(true)
-              .start();
+          new ProcessBuilder("kill", "-s", signal, "--", target).redirectErrorStream(true).start();
       String out = new String(kill.getInputStream().readAllBytes());
       if (kill.waitFor() != 0 && process.isAlive()) {
-        throw new AssertionError("kill -" + signal + " -" + process.pid() + " failed: " + out);
+        throw new AssertionError("kill -" + signal + " " + target + " failed: " + out);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);

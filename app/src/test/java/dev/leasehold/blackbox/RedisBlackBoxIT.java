@@ -18,14 +18,39 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RedisBlackBoxIT {
   @RegisterExtension final BlackBox box = new BlackBox();
 
+  /**
+   * The kill, pause and skew scenario and the pause and resume scenario on the same three daemons:
+   * see {@link PauseScenario#withKillAndPauseOnTheSameDaemons}.
+   */
   @Test
-  void threeSkewedDaemonsRunEveryFiringOnceThroughAKillAndAPause() {
-    Scenarios.killPauseAndSkew(box, box.closeAfter(RedisTestStore.shared()));
+  void threeSkewedDaemonsRunEveryFiringOnceThroughAKillAndAPauseAndPauseResumeAsDocumented() {
+    PauseScenario.withKillAndPauseOnTheSameDaemons(box, box.closeAfter(RedisTestStore.shared()));
   }
 
   @Test
   void aJobWhoseLeaseKeyIsDeletedIsStoppedWithItsProcessTree() {
     Scenarios.stolenLease(box, box.closeAfter(RedisTestStore.shared()));
+  }
+
+  @Test
+  void aDeletedLeaseRecordDoesNotWedgeTheJob() {
+    Scenarios.aDeletedLeaseRecordDoesNotWedgeTheJob(box, box.closeAfter(RedisTestStore.shared()));
+  }
+
+  @Test
+  void aJobNeverOutlivesItsLeaseWhenItsDaemonStallsOrDies() {
+    Scenarios.aJobNeverOutlivesItsLease(box, box.closeAfter(RedisTestStore.shared()));
+  }
+
+  @Test
+  void jobsOfAGroupOfOneNeverOverlapAcrossReplicasAndJitteredFiringsRunOnceEach() {
+    GroupJitterScenario.groupOfOneNeverOverlapsAndJitterSpreadsFirings(
+        box, box.closeAfter(RedisTestStore.shared()));
+  }
+
+  @Test
+  void sighupAddsRemovesAndChangesJobsOnEveryReplicaAndABadFileChangesNothing() {
+    ReloadScenario.addRemoveChangeAndABadFile(box, box.closeAfter(RedisTestStore.shared()), 3);
   }
 
   /**
@@ -65,5 +90,11 @@ class RedisBlackBoxIT {
     assertThat(Ledger.read(ledger).runs())
         .as("firings due while Redis was down (%s to %s)", quietFrom, quietTo)
         .noneMatch(e -> e.fire().isAfter(quietFrom) && e.fire().isBefore(quietTo));
+  }
+
+  @Test
+  void failedRunsAreRetriedOnceOnAnyReplicaWithRisingFencesAndNotifiedOnce() {
+    RetryScenario.failedRunsAreRetriedOnceOnAnyReplicaAndNotifiedOnce(
+        box, box.closeAfter(RedisTestStore.shared()));
   }
 }

@@ -10,14 +10,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RedisPartitionIT {
   @RegisterExtension final BlackBox box = new BlackBox();
 
+  /**
+   * Both partition scenarios at once on one store: see {@link
+   * PartitionScenarios#holderCutOffThenStoreCutOffBesideALateClaimAnswer}.
+   */
   @Test
-  void aHolderCutOffStopsBeforeTheNextStartsAndAStoreCutOffCatchesUpOnce() {
-    PartitionScenarios.holderCutOffThenStoreCutOff(
+  void aHolderCutOffStopsBeforeTheNextStartsAStoreCutOffCatchesUpOnceAndALateAnswerDoesNotRun() {
+    PartitionScenarios.holderCutOffThenStoreCutOffBesideALateClaimAnswer(
         box, box.closeAfter(RedisTestStore.shared()), 6379);
-  }
-
-  @Test
-  void aClaimAnsweredAfterItsLeaseValidityDoesNotRunTheFiring() {
-    PartitionScenarios.lateClaimAnswer(box, box.closeAfter(RedisTestStore.shared()), 6379);
   }
 }

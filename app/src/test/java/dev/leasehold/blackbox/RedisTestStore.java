@@ -33,8 +33,16 @@ final class RedisTestStore implements BlackBoxStore {
 
   /** A server on {@code 127.0.0.1:port}. */
   static RedisTestStore on(int port) {
-    String prefix = "lh-bb-" + UUID.randomUUID().toString().substring(0, 8) + ":";
+    return on(port, freshPrefix());
+  }
+
+  /** A server on {@code 127.0.0.1:port}, under {@code prefix}. */
+  static RedisTestStore on(int port, String prefix) {
     return new RedisTestStore("redis://127.0.0.1:" + port, prefix);
+  }
+
+  static String freshPrefix() {
+    return "lh-bb-" + UUID.randomUUID().toString().substring(0, 8) + ":";
   }
 
   @Override
@@ -48,6 +56,16 @@ final class RedisTestStore implements BlackBoxStore {
     Long deleted = redis(c -> c.del(prefix + "{" + name + "}:lease"));
     if (deleted == null || deleted != 1) {
       throw new AssertionError("no lease key for " + name + " under " + prefix);
+    }
+  }
+
+  /** {@code DEL <prefix>{name}:lease <prefix>{name}:meta}: fence and watermark go too. */
+  @Override
+  public void deleteLeaseRecord(String name) {
+    Long deleted =
+        redis(c -> c.del(prefix + "{" + name + "}:lease", prefix + "{" + name + "}:meta"));
+    if (deleted == null || deleted < 1) {
+      throw new AssertionError("no lease record for " + name + " under " + prefix);
     }
   }
 

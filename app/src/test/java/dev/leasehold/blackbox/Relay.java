@@ -80,11 +80,13 @@ final class Relay implements AutoCloseable {
    * 127.0.0.1:<store port>} becomes {@code 127.0.0.1:<relay port>}).
    */
   String through(String storeYaml) {
-    String direct = "127.0.0.1:" + storePort;
-    if (!storeYaml.contains(direct)) {
-      throw new IllegalArgumentException("no " + direct + " in " + storeYaml);
+    // the whole port only: 127.0.0.1:4001 must not match inside 127.0.0.1:40012
+    java.util.regex.Pattern direct =
+        java.util.regex.Pattern.compile("127\\.0\\.0\\.1:" + storePort + "(?!\\d)");
+    if (!direct.matcher(storeYaml).find()) {
+      throw new IllegalArgumentException("no 127.0.0.1:" + storePort + " in " + storeYaml);
     }
-    return storeYaml.replace(direct, "127.0.0.1:" + port());
+    return direct.matcher(storeYaml).replaceAll("127.0.0.1:" + port());
   }
 
   /** Holds every byte both ways from now on. */

@@ -17,9 +17,13 @@ abstract class SqlBlackBoxScenarios {
     return box.closeAfter(freshStore());
   }
 
+  /**
+   * The kill, pause and skew scenario and the pause and resume scenario on the same three daemons:
+   * see {@link PauseScenario#withKillAndPauseOnTheSameDaemons}.
+   */
   @Test
-  void threeSkewedDaemonsRunEveryFiringOnceThroughAKillAndAPause() {
-    Scenarios.killPauseAndSkew(box, store());
+  void threeSkewedDaemonsRunEveryFiringOnceThroughAKillAndAPauseAndPauseResumeAsDocumented() {
+    PauseScenario.withKillAndPauseOnTheSameDaemons(box, store());
   }
 
   @Test
@@ -30,5 +34,10 @@ abstract class SqlBlackBoxScenarios {
   @Test
   void theLatestFiringMissedWhileEveryDaemonWasDownRunsOnceWhenOneReturns() {
     Scenarios.catchUp(box, store());
+  }
+
+  @Test
+  void sighupAddsRemovesAndChangesJobsOnEveryReplicaAndABadFileChangesNothing() {
+    ReloadScenario.addRemoveChangeAndABadFile(box, store(), 3);
   }
 }

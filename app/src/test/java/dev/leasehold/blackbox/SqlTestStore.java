@@ -4,8 +4,13 @@ import dev.leasehold.core.testing.ServerAvailability;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.UUID;
 
@@ -85,6 +90,54 @@ final class SqlTestStore implements BlackBoxStore {
       }
     } catch (SQLException e) {
       throw new AssertionError("cannot delete the lease row of " + name + ": " + e, e);
+    }
+  }
+
+  /**
+   * Inserts {@code count} succeeded runs of {@code job} that ended at {@code finished} (one
+   * millisecond apart), as a daemon writes them, in batches.
+   */
+  void seedHistory(String job, int count, Instant finished) {
+    String insert =
+        "INSERT INTO task_execution (job, fire_time, node, fence, trigger_kind, started_at,"
+            + " finished_at, outcome, exit_code, detail, output)"
+            + " VALUES (?, ?, 'seed', ?, 'SCHEDULED', ?, ?, 'SUCCEEDED', 0, NULL, ?)";
+    try (Connection c = DriverManager.getConnection(url, user, "");
+        PreparedStatement ps = c.prepareStatement(insert)) {
+      c.setAutoCommit(false);
+      for (int i = 0; i < count; i++) {
+        LocalDateTime at =
+            LocalDateTime.ofInstant(finished.plusMillis(i - count), ZoneOffset.UTC)
+                .truncatedTo(ChronoUnit.MILLIS);
+        ps.setString(1, job);
+        ps.setObject(2, at);
+        ps.setLong(3, i + 1);
+        ps.setObject(4, at);
+        ps.setObject(5, at);
+        ps.setString(6, "seeded run " + i);
+        ps.addBatch();
+        if (i % 1000 == 999 || i == count - 1) {
+          ps.executeBatch();
+          c.commit();
+        }
+      }
+    } catch (SQLException e) {
+      throw new AssertionError("cannot seed the history of " + job + ": " + e, e);
+    }
+  }
+
+  /** How many history rows {@code job} has. */
+  long historyRows(String job) {
+    try (Connection c = DriverManager.getConnection(url, user, "");
+        PreparedStatement ps =
+            c.prepareStatement("SELECT COUNT(*) FROM task_execution WHERE job = ?")) {
+      ps.setString(1, job);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new AssertionError("cannot count the history of " + job + ": " + e, e);
     }
   }
 

@@ -58,6 +58,10 @@ public final class MongoServerProcess {
         : System.getProperty("java.class.path").replace(File.pathSeparator, ":");
   }
 
+  public int port() {
+    return port;
+  }
+
   public String url(String database) {
     return "mongodb://127.0.0.1:" + port + "/" + database;
   }

@@ -1,0 +1,178 @@
+package dev.leasehold.blackbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Concurrency groups and jitter, black-box: three daemons share a config with {@code groups:
+ * {backups: {max-concurrent: 1}}}. Two jobs of that group, each every 5 s and 1.5 s long, append
+ * {@code start}/{@code end} lines with their pid and a nanosecond timestamp to one shared file: no
+ * two runs overlap, across all replicas. A third job, every 5 s with {@code jitter: 3s}, appends
+ * its firing: each firing runs once, sits within [0, 3 s) of a nominal 5 s firing, one per period,
+ * and the offsets differ. Real time; the ledgers are judged, never a duration.
+ */
+final class GroupJitterScenario {
+  private static final Duration PERIOD = Duration.ofSeconds(5);
+  private static final Duration JITTER = Duration.ofSeconds(3);
+
+  private GroupJitterScenario() {}
+
+  /** One run of a grouped job, from its start and end lines. */
+  record Span(String job, String fire, String node, long pid, long start, long end) {}
+
+  /**
+   * The two grouped jobs and the jittered one, with their ledgers: for daemons of this scenario or
+   * of another one that shares them ({@link #withGroups} on each daemon's file).
+   */
+  record Jobs(Path shared, Path jittered, List<String> yaml) {}
+
+  static Jobs jobs(Path dir) {
+    Path shared = dir.resolve("group-ledger");
+    Path jittered = dir.resolve("jitter-ledger");
+    String spread =
+        Configs.ledgerJob("spread", "every: 5s\njitter: 3s\nmisfire-grace: 10s", jittered);
+    return new Jobs(
+        shared, jittered, List.of(groupJob("dump-a", shared), groupJob("dump-b", shared), spread));
+  }
+
+  static void groupOfOneNeverOverlapsAndJitterSpreadsFirings(BlackBox box, BlackBoxStore store) {
+    Jobs jobs = jobs(box.dir());
+    List<Daemon> daemons = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      String node = "bb-" + (char) ('a' + i);
+      Path file =
+          Configs.write(
+              box.dir(), node, store.yaml(), Scenarios.LEASE, jobs.yaml().toArray(String[]::new));
+      withGroups(file);
+      daemons.add(Daemon.start(box, node, file, 0));
+    }
+    daemons.forEach(Daemon::awaitStarted);
+    Instant from = Scenarios.settled();
+    Scenarios.awaitRuns(jobs.jittered(), from, 5);
+    Scenarios.sleep(Duration.ofSeconds(3)); // let the runs in flight write their end lines
+    Instant stopping = Instant.now();
+    Scenarios.stopAll(daemons);
+    judge(jobs, stopping);
+  }
+
+  /**
+   * No two runs of the group overlap, each grouped firing ran once, and the jittered firings ran
+   * once each, within their bound, one per period, with differing offsets. The daemons were asked
+   * to stop at {@code stopping} and have stopped.
+   */
+  static void judge(Jobs jobs, Instant stopping) {
+    List<Span> spans = spans(jobs.shared(), stopping);
+    assertThat(spans).as("runs of the grouped jobs").hasSizeGreaterThanOrEqualTo(6);
+    assertThat(spans).extracting(Span::job).contains("dump-a", "dump-b");
+    List<Span> byStart = spans.stream().sorted(Comparator.comparingLong(Span::start)).toList();
+    for (int i = 1; i < byStart.size(); i++) {
+      Span before = byStart.get(i - 1);
+      Span after = byStart.get(i);
+      assertThat(after.start())
+          .as("%s starts after %s ended (max-concurrent 1, across replicas)", after, before)
+          .isGreaterThanOrEqualTo(before.end());
+    }
+    Set<String> firings = new HashSet<>();
+    for (Span s : spans) {
+      assertThat(firings.add(s.job() + "@" + s.fire())).as("%s ran once", s).isTrue();
+    }
+
+    List<Instant> fires =
+        Ledger.read(jobs.jittered()).runs().stream().map(Ledger.Entry::fire).sorted().toList();
+    assertThat(fires).as("each jittered firing ran once").doesNotHaveDuplicates();
+    Set<Long> periods = new HashSet<>();
+    Set<Long> offsets = new HashSet<>();
+    for (Instant f : fires) {
+      long period = Math.floorDiv(f.toEpochMilli(), PERIOD.toMillis());
+      long offset = f.toEpochMilli() - period * PERIOD.toMillis();
+      assertThat(offset).as("offset of %s", f).isLessThan(JITTER.toMillis());
+      assertThat(periods.add(period)).as("one firing per period: %s", f).isTrue();
+      offsets.add(offset);
+    }
+    assertThat(offsets).as("offsets of %s spread within the bound", fires).hasSizeGreaterThan(1);
+    List<Long> sorted = periods.stream().sorted().toList();
+    List<Long> judged = sorted.subList(1, sorted.size() - 1); // edges may be cut by start and stop
+    for (long p = judged.get(0); p <= judged.get(judged.size() - 1); p++) {
+      assertThat(periods).as("the firing of period %d ran", p).contains(p);
+    }
+  }
+
+  /** A job of group backups, every 5 s, that writes start and end lines around 1.5 s of work. */
+  private static String groupJob(String name, Path ledger) {
+    String line = name + " $LEASEHOLD_FIRE_TIME $LEASEHOLD_NODE $$ $(date +%s%N)";
+    String script =
+        "echo \"gstart "
+            + line
+            + "\" >> \""
+            + ledger
+            + "\"; sleep 1.5; echo \"gend "
+            + line
+            + "\" >> \""
+            + ledger
+            + "\"";
+    return "name: "
+        + name
+        + "\nevery: 5s\ngroup: backups\nmisfire-grace: 10s\n"
+        + Configs.shell(script);
+  }
+
+  static void withGroups(Path file) {
+    try {
+      Files.writeString(
+          file, "groups:\n  backups:\n    max-concurrent: 1\n" + Files.readString(file));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * The runs in {@code ledger}; a run without an end line is one the stop interrupted, allowed only
+   * when it started after {@code stopping}, and it counts as running to the end of the test.
+   */
+  private static List<Span> spans(Path ledger, Instant stopping) {
+    long stoppingNanos = stopping.getEpochSecond() * 1_000_000_000L + stopping.getNano();
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(ledger);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Map<String, long[]> open = new HashMap<>();
+    Map<String, String[]> fields = new HashMap<>();
+    for (String text : lines) {
+      String[] t = text.strip().split("\\s+");
+      assertThat(t).as("line '%s'", text).hasSize(6);
+      String key = t[1] + " " + t[2] + " " + t[3] + " " + t[4];
+      long[] times = open.computeIfAbsent(key, k -> new long[] {-1, -1});
+      fields.put(key, t);
+      times[t[0].equals("gstart") ? 0 : 1] = Long.parseLong(t[5]);
+    }
+    List<Span> spans = new ArrayList<>();
+    open.forEach(
+        (key, times) -> {
+          String[] t = fields.get(key);
+          assertThat(times[0]).as("start of %s", key).isNotEqualTo(-1L);
+          if (times[1] == -1) {
+            assertThat(times[0])
+                .as("%s has no end line: it started after the stop", key)
+                .isGreaterThan(stoppingNanos);
+            times[1] = Long.MAX_VALUE;
+          }
+          spans.add(new Span(t[1], t[2], t[3], Long.parseLong(t[4]), times[0], times[1]));
+        });
+    return spans;
+  }
+}
