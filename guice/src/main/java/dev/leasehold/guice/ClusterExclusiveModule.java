@@ -1,7 +1,8 @@
-package dev.leasehold.app.exclusive;
+package dev.leasehold.guice;
 
 import com.google.inject.AbstractModule;
 import com.google.inject.matcher.Matchers;
+import java.time.Clock;
 import java.util.Objects;
 
 /**
@@ -17,14 +18,21 @@ import java.util.Objects;
  */
 public final class ClusterExclusiveModule extends AbstractModule {
   private final String node;
+  private final Clock clock;
 
   public ClusterExclusiveModule(String node) {
+    this(node, Clock.systemUTC());
+  }
+
+  /** With the clock that tells which firing a scheduled call is for (tests pass a fixed one). */
+  public ClusterExclusiveModule(String node, Clock clock) {
     this.node = Objects.requireNonNull(node, "node");
+    this.clock = Objects.requireNonNull(clock, "clock");
   }
 
   @Override
   protected void configure() {
-    ClusterExclusiveInterceptor interceptor = new ClusterExclusiveInterceptor(node);
+    ClusterExclusiveInterceptor interceptor = new ClusterExclusiveInterceptor(node, clock);
     requestInjection(interceptor);
     bindInterceptor(Matchers.any(), Matchers.annotatedWith(ClusterExclusive.class), interceptor);
   }

@@ -1,11 +1,10 @@
-package dev.leasehold.app.exclusive;
+package dev.leasehold.guice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
-import dev.leasehold.app.wiring.StoreModules;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
@@ -18,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -90,7 +90,12 @@ class ClusterExclusiveTest {
 
   private LeaseStore newClient() {
     StoreSettings settings = StoreSettings.of("h2", url);
-    StoreFactory factory = StoreModules.discover().factory("h2").orElseThrow();
+    StoreFactory factory =
+        ServiceLoader.load(StoreFactory.class).stream()
+            .map(ServiceLoader.Provider::get)
+            .filter(f -> f.types().contains("h2"))
+            .findFirst()
+            .orElseThrow();
     StoreBackend backend = factory.open(settings);
     backends.add(backend);
     return backend.leaseStore();
