@@ -102,4 +102,10 @@ command -v gcc >/dev/null || { log "installing gcc"; apt_install gcc; }
 # the status page is tested in a real headless browser
 { [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; } || {
   log "installing chromium and chromium-driver"; apt_install chromium chromium-driver; }
+# the packaging module: the container image (podman with runc, podman-compose, and debootstrap for
+# the local base image, since no registry may be reachable) and systemd-analyze for the unit file
+for tool in podman:podman runc:runc podman-compose:podman-compose debootstrap:debootstrap \
+            systemd-analyze:systemd; do
+  command -v "${tool%%:*}" >/dev/null || { log "installing ${tool#*:}"; apt_install "${tool#*:}"; }
+done
 log "all services ready"
