@@ -5,6 +5,7 @@ import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreOption;
+import dev.leasehold.core.store.StoreSelfCheck;
 import dev.leasehold.core.store.StoreSettings;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -84,6 +85,21 @@ public final class SqlStoreFactory implements StoreFactory {
   public Set<String> driverPackages() {
     return Set.of(
         "org.jooq", "org.flywaydb", "com.zaxxer.hikari", "org.h2", "org.mariadb", "org.postgresql");
+  }
+
+  /**
+   * An embedded H2 database decides expiry on this process's own clock, in milliseconds: the
+   * self-check waits for {@link StoreSelfCheck#SHORTEST_TTL} there instead of {@link
+   * StoreSelfCheck#SHORT_TTL}. A server (H2 over TCP included) keeps the longer one.
+   */
+  @Override
+  public Duration selfCheckTtl(StoreSettings settings) {
+    String url = settings.url();
+    boolean embedded =
+        "h2".equals(settings.type())
+            && url != null
+            && (url.startsWith("jdbc:h2:file:") || url.startsWith("jdbc:h2:mem:"));
+    return embedded ? StoreSelfCheck.SHORTEST_TTL : StoreSelfCheck.SHORT_TTL;
   }
 
   @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leasehold.core.store.StoreFactory;
+import dev.leasehold.core.store.StoreSelfCheck;
 import dev.leasehold.core.store.StoreSettings;
 import java.time.Duration;
 import java.util.List;
@@ -17,6 +18,21 @@ class SqlStoreFactoryTest {
 
   private static StoreSettings settings(String type, String url) {
     return StoreSettings.of(type, url);
+  }
+
+  @Test
+  void theSelfCheckWaitsLessOnlyOnAnEmbeddedDatabase() {
+    assertThat(factory.selfCheckTtl(settings("h2", "jdbc:h2:file:./data/x")))
+        .isEqualTo(StoreSelfCheck.SHORTEST_TTL);
+    assertThat(factory.selfCheckTtl(settings("h2", "jdbc:h2:mem:x")))
+        .isEqualTo(StoreSelfCheck.SHORTEST_TTL);
+    // a server's clock and a network in between: the longer TTL
+    assertThat(factory.selfCheckTtl(settings("h2", "jdbc:h2:tcp://localhost/./data/x")))
+        .isEqualTo(StoreSelfCheck.SHORT_TTL);
+    assertThat(factory.selfCheckTtl(settings("mariadb", "jdbc:mariadb://localhost:3306/db")))
+        .isEqualTo(StoreSelfCheck.SHORT_TTL);
+    assertThat(factory.selfCheckTtl(settings("postgresql", "jdbc:postgresql://localhost/db")))
+        .isEqualTo(StoreSelfCheck.SHORT_TTL);
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.leasehold.core.store;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -56,5 +57,15 @@ public interface StoreFactory {
   /** The packages of the drivers this store uses (e.g. {@code io.lettuce}); none of the core's. */
   default Set<String> driverPackages() {
     return Set.of();
+  }
+
+  /**
+   * The TTL whose expiry the conformance self-check waits for on this store ({@link
+   * StoreSelfCheck#SHORT_TTL} unless the store says otherwise). A store whose expiry follows a
+   * clock with millisecond precision that the check's own process reads too (an embedded database)
+   * can take a shorter one: the check then waits less in front of every start.
+   */
+  default Duration selfCheckTtl(StoreSettings settings) {
+    return StoreSelfCheck.SHORT_TTL;
   }
 }

@@ -32,8 +32,8 @@ import java.util.function.LongSupplier;
  *       lives, for a claim and for an acquire (G1);
  *   <li>a wrong token does not release the lease; the right one does (G7);
  *   <li>a released firing is still refused: the watermark holds (G1, G2);
- *   <li>a lease with a {@link #SHORT_TTL} is not taken before the TTL, and is claimable after it on
- *       the store's clock (G3), with a larger fence (G6);
+ *   <li>a lease with a short TTL ({@link #SHORT_TTL}, or its store's own) is not taken before the
+ *       TTL, and is claimable after it on the store's clock (G3), with a larger fence (G6);
  *   <li>on a store that keeps pauses: a claim of a paused name is recorded as paused by one client
  *       and won by none, the pause shows in {@code inspect}, and {@code resume} ends it.
  * </ol>
@@ -54,11 +54,14 @@ public final class StoreSelfCheck {
   /** Every scratch name starts with this; no job of a configuration needs it. */
   public static final String SCRATCH_PREFIX = "_leasehold.self-check.";
 
-  /** The TTL whose expiry the check waits for. */
+  /** The TTL whose expiry the check waits for, unless its store names a shorter one. */
   public static final Duration SHORT_TTL = Duration.ofMillis(300);
 
+  /** The shortest TTL a store may name for the check: a few of its polls. */
+  public static final Duration SHORTEST_TTL = Duration.ofMillis(50);
+
   private static final Duration HOLD_TTL = Duration.ofSeconds(10);
-  private static final Duration EXPIRY_LIMIT = SHORT_TTL.plusSeconds(3);
+  private static final Duration EXPIRY_GRACE = Duration.ofSeconds(3);
   private static final long POLL_MILLIS = 20;
   private static final int REFUSALS = 4;
 
@@ -68,6 +71,7 @@ public final class StoreSelfCheck {
   /** How long a check waits for a free slot when more checks than slots run at once. */
   static final Duration SLOTS_WAIT = Duration.ofSeconds(30);
 
+  private final Duration shortTtl;
   private final String where;
   private final int firstSlot;
   private final String holder;
@@ -80,10 +84,28 @@ public final class StoreSelfCheck {
    * @param node this node's id: the scratch names and holders carry it
    */
   public StoreSelfCheck(StoreSettings settings, String node) {
-    this(settings, node, System::nanoTime, Clock.systemUTC());
+    this(settings, node, SHORT_TTL);
+  }
+
+  /**
+   * @param shortTtl the TTL whose expiry the check waits for ({@link StoreFactory#selfCheckTtl}),
+   *     at least {@link #SHORTEST_TTL}
+   */
+  public StoreSelfCheck(StoreSettings settings, String node, Duration shortTtl) {
+    this(settings, node, shortTtl, System::nanoTime, Clock.systemUTC());
   }
 
   StoreSelfCheck(StoreSettings settings, String node, LongSupplier nanoTime, Clock clock) {
+    this(settings, node, SHORT_TTL, nanoTime, clock);
+  }
+
+  private StoreSelfCheck(
+      StoreSettings settings, String node, Duration shortTtl, LongSupplier nanoTime, Clock clock) {
+    if (shortTtl.compareTo(SHORTEST_TTL) < 0) {
+      throw new IllegalArgumentException(
+          "self-check TTL " + shortTtl.toMillis() + " ms is under " + SHORTEST_TTL.toMillis());
+    }
+    this.shortTtl = shortTtl;
     this.where = describe(settings);
     this.firstSlot = Math.floorMod(tag(node).hashCode(), SLOTS);
     this.holder = "self-check-" + tag(node);
@@ -285,23 +307,23 @@ public final class StoreSelfCheck {
   private void checkExpiry(
       LeaseStore first, LeaseStore second, String name, Instant firing, List<Held> held) {
     long start = nanoTime.getAsLong();
-    Lease lease = claimFree(first, name, firing, SHORT_TTL);
+    Lease lease = claimFree(first, name, firing, shortTtl);
     held.add(new Held(first, lease));
-    Optional<Lease> early = second.acquire(name, holder + "-other", SHORT_TTL);
+    Optional<Lease> early = second.acquire(name, holder + "-other", shortTtl);
     // the store started the TTL after `start`, and decided this acquire before it returned: an
     // acquire granted and answered within the TTL of `start` took a live lease
     long answered = nanoTime.getAsLong();
     if (early.isPresent()) {
       held.add(new Held(second, early.get()));
-      if (answered - start < SHORT_TTL.toNanos()) {
+      if (answered - start < shortTtl.toNanos()) {
         throw fail("the server let a second client take a live lease");
       }
       return; // this machine was too slow to tell; the claim checks above still hold
     }
     Instant next = firing.plusMillis(1);
-    long deadline = start + EXPIRY_LIMIT.toNanos();
+    long deadline = start + shortTtl.plus(EXPIRY_GRACE).toNanos();
     while (true) {
-      Optional<Lease> taken = second.claim(name, next, holder + "-other", SHORT_TTL);
+      Optional<Lease> taken = second.claim(name, next, holder + "-other", shortTtl);
       if (taken.isPresent()) {
         held.add(new Held(second, taken.get()));
         if (taken.get().fence() <= lease.fence()) {
@@ -323,9 +345,9 @@ public final class StoreSelfCheck {
       if (nanoTime.getAsLong() - deadline > 0) {
         throw fail(
             "a lease with a "
-                + SHORT_TTL.toMillis()
+                + shortTtl.toMillis()
                 + " ms TTL was still held after "
-                + EXPIRY_LIMIT.toMillis()
+                + shortTtl.plus(EXPIRY_GRACE).toMillis()
                 + " ms: expiry does not follow the TTL on the server's clock");
       }
       pause();
