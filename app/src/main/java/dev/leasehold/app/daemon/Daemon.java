@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,19 +101,28 @@ public final class Daemon {
           config.node(),
           config.jobs().size(),
           StoreWords.describe(config.store()));
+      // the daemon is assembled while the self-check runs (it claims nothing: the scheduler
+      // starts below, once the check passed)
+      AtomicReference<Injector> assembled = new AtomicReference<>();
       Optional<StoreBackend> opened =
           StoreOpener.openWithRetry(
-              prepared.storeFactory(), config.store(), config.node(), shutdownRequested);
+              prepared.storeFactory(),
+              config.store(),
+              config.node(),
+              shutdownRequested,
+              store -> {
+                assembled.set(
+                    Guice.createInjector(
+                        Stage.PRODUCTION, new DaemonModule(prepared, store, source, clock)));
+                StartupTrace.mark("injector built");
+              });
       if (opened.isEmpty()) {
         log.info("shutdown requested before the store answered");
         return 0;
       }
       StartupTrace.mark("store opened and checked");
       try (StoreBackend backend = opened.get()) {
-        Injector injector =
-            Guice.createInjector(
-                Stage.PRODUCTION, new DaemonModule(prepared, backend, source, clock));
-        StartupTrace.mark("injector built");
+        Injector injector = assembled.get();
         Optional<DaemonMetrics> metrics = injector.getInstance(METRICS);
         List<JobDefinition> jobs = injector.getInstance(JOBS);
         scheduler = injector.getInstance(Scheduler.class);

@@ -8,8 +8,11 @@ import dev.leasehold.core.store.StoreSelfCheck;
 import dev.leasehold.core.store.StoreSettings;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,15 +50,62 @@ public final class StoreOpener {
    */
   public static StoreBackend openChecked(
       StoreFactory factory, StoreSettings settings, String node) {
+    return openChecked(factory, settings, node, backend -> {});
+  }
+
+  /**
+   * As {@link #openChecked(StoreFactory, StoreSettings, String)}, running {@code beside} on this
+   * thread while the self-check runs on another (the check mostly waits for a lease to expire).
+   * {@code beside} must not write to the store: nothing may be claimed before the check passed.
+   * When {@code beside} fails, its exception is thrown as a {@link BesideFailed} once the check
+   * ended, and the store is closed.
+   */
+  static StoreBackend openChecked(
+      StoreFactory factory, StoreSettings settings, String node, Consumer<StoreBackend> beside) {
     StoreBackend backend = openOnce(factory, settings);
     StartupTrace.mark("store opened");
-    try (StoreBackend second = factory.open(settings)) {
-      StartupTrace.mark("second client opened");
-      new StoreSelfCheck(settings, node).run(backend.leaseStore(), second.leaseStore());
-      return backend;
+    CompletableFuture<Void> check = new CompletableFuture<>();
+    Thread checker =
+        new Thread(
+            () -> {
+              try (StoreBackend second = factory.open(settings)) {
+                StartupTrace.mark("second client opened");
+                new StoreSelfCheck(settings, node, factory.selfCheckTtl(settings))
+                    .run(backend.leaseStore(), second.leaseStore());
+                check.complete(null);
+              } catch (Throwable e) {
+                check.completeExceptionally(e);
+              }
+            },
+            "leasehold-self-check");
+    checker.setDaemon(true);
+    checker.start();
+    RuntimeException besideFailure = null;
+    try {
+      beside.accept(backend);
     } catch (RuntimeException e) {
+      besideFailure = new BesideFailed(e);
+    }
+    try {
+      check.join();
+    } catch (CompletionException e) {
       backend.close();
-      throw e;
+      if (besideFailure != null) {
+        throw besideFailure;
+      }
+      throw e.getCause() instanceof RuntimeException r ? r : e;
+    }
+    if (besideFailure != null) {
+      backend.close();
+      throw besideFailure;
+    }
+    return backend;
+  }
+
+  /** What ran beside the self-check failed: not a store failure, so not retried. */
+  public static final class BesideFailed extends RuntimeException {
+    BesideFailed(RuntimeException cause) {
+      super(cause.getMessage(), cause);
     }
   }
 
@@ -65,14 +115,31 @@ public final class StoreOpener {
    */
   public static Optional<StoreBackend> openWithRetry(
       StoreFactory factory, StoreSettings settings, String node, CountDownLatch shutdown) {
+    return openWithRetry(factory, settings, node, shutdown, backend -> {});
+  }
+
+  /**
+   * As {@link #openWithRetry(StoreFactory, StoreSettings, String, CountDownLatch)}, running {@code
+   * beside} (which must not write to the store) on this thread while each attempt's self-check runs
+   * on another; it runs again, with the new store, on every attempt whose store answered. Its own
+   * failure is not retried: it is thrown as it is.
+   */
+  public static Optional<StoreBackend> openWithRetry(
+      StoreFactory factory,
+      StoreSettings settings,
+      String node,
+      CountDownLatch shutdown,
+      Consumer<StoreBackend> beside) {
     Duration backoff = FIRST_BACKOFF;
     for (int attempt = 1; ; attempt++) {
       try {
-        StoreBackend backend = openChecked(factory, settings, node);
+        StoreBackend backend = openChecked(factory, settings, node, beside);
         if (attempt > 1) {
           log.info("store {} answered after {} attempts", StoreWords.describe(settings), attempt);
         }
         return Optional.of(backend);
+      } catch (BesideFailed e) {
+        throw (RuntimeException) e.getCause();
       } catch (IncompatibleStoreException e) {
         log.error(
             "{}; not scheduling, retrying in {} ms", StoreWords.summary(e), backoff.toMillis());
