@@ -36,7 +36,7 @@ public final class ArchiveTraining {
     int failures = 0;
     try {
       Path config = dir.resolve("training.yaml");
-      Files.writeString(config, config(dir.resolve("store").toAbsolutePath()));
+      Files.writeString(config, config(dir.resolve("store").toAbsolutePath(), freePort()));
       String file = config.toString();
       for (List<String> command :
           List.of(
@@ -107,12 +107,25 @@ public final class ArchiveTraining {
     return Files.getLastModifiedTime(file).to(java.util.concurrent.TimeUnit.SECONDS);
   }
 
-  private static String config(Path store) {
+  /**
+   * A loopback port nobody listens on now: {@code status} tries a local daemon there first (and
+   * finds none), {@code run} serves its admin endpoint on it.
+   */
+  private static int freePort() throws IOException {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  private static String config(Path store, int adminPort) {
     return """
         node: training
         store:
           type: h2
           url: jdbc:h2:file:%s
+        admin:
+          listen: 127.0.0.1:%d
         log:
           level: warn
         jobs:
@@ -124,7 +137,7 @@ public final class ArchiveTraining {
             zone: UTC
             command: ["sh", "-c", "echo nightly"]
         """
-        .formatted(store);
+        .formatted(store, adminPort);
   }
 
   /**

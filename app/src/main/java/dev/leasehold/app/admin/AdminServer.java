@@ -40,6 +40,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /health}: 200 when the store answered recently, else 503;
  *   <li>{@code GET /metrics}: Prometheus text;
  *   <li>{@code GET /jobs}: the same JSON as {@code status --json};
+ *   <li>{@code GET /status[?format=json]}: what {@code status} (or {@code status --json}) prints
+ *       from this daemon's file, with the file's identity in a header (see {@link #status});
  *   <li>{@code GET /history}: the same JSON as {@code history --json} (each run with its output),
  *       {@code ?job=NAME} for one job, {@code ?limit=N} (default 20, at most {@value
  *       #MAX_HISTORY});
@@ -161,6 +163,7 @@ public final class AdminServer implements AutoCloseable {
             (r, p) -> AdminResponse.json(StatusReport.rows(jobsConfig(), store, clock.instant())))
         .get("/jobs/{name}", Access.READ, (r, p) -> job(p.get("name")))
         .get("/nodes", Access.READ, (r, p) -> nodes())
+        .get("/status", Access.READ, (r, p) -> status(r.query()))
         .get("/history", Access.READ, (r, p) -> history(r.query()))
         .post("/jobs/{name}/trigger", Access.CHANGE, (r, p) -> trigger(p.get("name")))
         .post("/jobs/{name}/pause", Access.CHANGE, (r, p) -> pause(p.get("name"), r))
@@ -310,6 +313,20 @@ public final class AdminServer implements AutoCloseable {
   }
 
   /** {@code GET /nodes}: the same rows as {@code nodes --json}. */
+  /**
+   * {@code GET /status[?format=json]}: the text {@code status} prints from this daemon's file (with
+   * {@code format=json}, that of {@code status --json}), with the file's {@link
+   * StatusReport#identity} in the {@value StatusReport#IDENTITY_HEADER} header: {@code status} on
+   * this machine prints it instead of opening the store when the identity is its own file's.
+   */
+  private AdminResponse status(Map<String, String> query) {
+    DaemonConfig current = jobsConfig();
+    boolean json = "json".equals(query.get("format"));
+    String body = StatusReport.render(current, store, clock.instant(), json);
+    return AdminResponse.of(200, json ? AdminResponse.JSON : AdminResponse.TEXT, body)
+        .with(StatusReport.IDENTITY_HEADER, StatusReport.identity(current));
+  }
+
   private AdminResponse nodes() {
     if (!store.supportsNodes()) {
       return AdminResponse.text(501, "this store keeps no node records\n");

@@ -2,16 +2,11 @@ package dev.leasehold.app.cli;
 
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.logging.StartupTrace;
-import dev.leasehold.app.report.Json;
-import dev.leasehold.app.report.NodesReport;
 import dev.leasehold.app.report.StatusReport;
-import dev.leasehold.app.report.TextTable;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
-import dev.leasehold.core.lease.Replicas;
 import dev.leasehold.core.store.StoreBackend;
-import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -25,7 +20,8 @@ import picocli.CommandLine.Option;
     description = {
       "Shows each job: schedule, next firing, current holder, lease expiry, last firing, fence;",
       "then the live and stale replicas, and drift between their job sets (not with --json).",
-      "Reads the store, so it works from any machine that reaches it."
+      "Reads the store, so it works from any machine that reaches it; on the machine of a daemon",
+      "of the same file (admin endpoint on loopback), that daemon answers instead (same output)."
     })
 final class StatusCommand implements Callable<Integer> {
   @Mixin ConfigOption config;
@@ -39,36 +35,33 @@ final class StatusCommand implements Callable<Integer> {
     this.context = context;
   }
 
+  @Option(
+      names = "--from-store",
+      description =
+          "Read the store even when a daemon of this file answers on its loopback admin endpoint.")
+  boolean fromStore;
+
   @Override
   public Integer call() throws ConfigException {
     context.logging(false, "WARN", true);
     PreparedConfig prepared = context.prepare(config.file);
-    List<Map<String, Object>> rows;
-    Replicas replicas = null;
+    if (!fromStore) {
+      Optional<String> answered = LocalDaemon.status(prepared.config(), json);
+      if (answered.isPresent()) {
+        StartupTrace.mark("a local daemon answered");
+        context.out().print(answered.get());
+        return Cli.OK;
+      }
+    }
+    String text;
     try (StoreBackend backend =
         StoreOpener.openOnce(prepared.storeFactory(), prepared.config().store())) {
       StartupTrace.mark("store opened");
-      rows = StatusReport.rows(prepared.config(), backend.leaseStore(), context.clock().instant());
-      if (!json && backend.leaseStore().supportsNodes()) {
-        replicas = Replicas.of(backend.leaseStore().nodes(), context.clock().instant());
-      }
+      text =
+          StatusReport.render(
+              prepared.config(), backend.leaseStore(), context.clock().instant(), json);
     }
-    context
-        .out()
-        .print(
-            json
-                ? Json.write(rows) + "\n"
-                : TextTable.render(StatusReport.COLUMNS, StatusReport.forTable(rows)));
-    if (replicas != null) {
-      // the nodes section: the same table as `nodes`, then the plain-words summary
-      List<Map<String, Object>> nodes = NodesReport.rows(replicas);
-      context.out().println();
-      context.out().println("nodes:");
-      if (!nodes.isEmpty()) {
-        context.out().print(TextTable.render(NodesReport.COLUMNS, NodesReport.forTable(nodes)));
-      }
-      NodesReport.summary(replicas).forEach(context.out()::println);
-    }
+    context.out().print(text);
     return Cli.OK;
   }
 }

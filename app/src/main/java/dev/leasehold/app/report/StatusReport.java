@@ -3,10 +3,17 @@ package dev.leasehold.app.report;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.config.JobConfig;
 import dev.leasehold.app.runner.FireTimes;
+import dev.leasehold.app.wiring.JobDigest;
+import dev.leasehold.app.wiring.StoreWords;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.Pause;
+import dev.leasehold.core.lease.Replicas;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +30,56 @@ public final class StatusReport {
       List.of(
           "name", "schedule", "next_fire", "holder", "lease_until", "last_fire", "fence", "paused");
 
+  /** The header of a daemon's {@code GET /status} answer that carries its {@link #identity}. */
+  public static final String IDENTITY_HEADER = "Leasehold-Status-Of";
+
   private StatusReport() {}
+
+  /**
+   * What {@code status} prints: the table (with {@code json}, the JSON array of {@link #rows}) and,
+   * after the table, on a store that keeps node records, the nodes section (the {@code nodes} table
+   * and its summary). A daemon's {@code GET /status} answers with this same text, so a {@code
+   * status} that a local daemon answers prints what reading the store would.
+   */
+  public static String render(DaemonConfig config, LeaseStore store, Instant now, boolean json) {
+    List<Map<String, Object>> rows = rows(config, store, now);
+    if (json) {
+      return Json.write(rows) + "\n";
+    }
+    StringBuilder out = new StringBuilder(TextTable.render(COLUMNS, forTable(rows)));
+    if (store.supportsNodes()) {
+      Replicas replicas = Replicas.of(store.nodes(), now);
+      List<Map<String, Object>> nodes = NodesReport.rows(replicas);
+      out.append("\nnodes:\n");
+      if (!nodes.isEmpty()) {
+        out.append(TextTable.render(NodesReport.COLUMNS, NodesReport.forTable(nodes)));
+      }
+      NodesReport.summary(replicas).forEach(line -> out.append(line).append('\n'));
+    }
+    return out.toString();
+  }
+
+  /**
+   * What a {@link #render status} belongs to: the store (type and address, without secrets), the
+   * namespace, the job names in their order and the jobs' {@link JobDigest}, as {@code sha256:} and
+   * 16 hex digits. A daemon's answer is used by {@code status} only when its identity is the one of
+   * the command's own file.
+   */
+  public static String identity(DaemonConfig config) {
+    StringBuilder text = new StringBuilder();
+    text.append(StoreWords.describe(config.store())).append('\n');
+    text.append(config.namespace()).append('\n');
+    config.jobs().forEach(job -> text.append(job.name()).append('\n'));
+    text.append(JobDigest.of(config.jobs()));
+    try {
+      byte[] hash =
+          MessageDigest.getInstance("SHA-256")
+              .digest(text.toString().getBytes(StandardCharsets.UTF_8));
+      return "sha256:" + HexFormat.of().formatHex(hash).substring(0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("no SHA-256", e);
+    }
+  }
 
   /** Reads every lease in one call ({@link LeaseStore#list()}) and joins it with the jobs. */
   public static List<Map<String, Object>> rows(DaemonConfig config, LeaseStore store, Instant now) {
