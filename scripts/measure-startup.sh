@@ -3,6 +3,10 @@
 # reference measured in the same run (docs/performance.md, "Start-up, CLI and footprint").
 #
 #   scripts/measure-startup.sh            # RUNS=7 IDLE_SECONDS=30 CPU_SECONDS=60 by default
+#   BEFORE=/path/to/other/checkout scripts/measure-startup.sh
+#
+# With BEFORE (a checkout of another build, packaged the same way), that build's launcher is
+# measured too, in the same rounds: a before/after in one run, beside the same reference.
 #
 # Run from anywhere after `mvn -B -ntp -q package -DskipTests` (which makes app/target/leasehold.jar
 # and its class-data archive). Everything it writes goes to a fresh temporary directory (removed at
@@ -14,6 +18,8 @@
 #   hello           a bare JVM printing "hello" (java -cp DIR Hello): the reference
 #   java -jar / bin/leasehold, each:
 #     --version, validate, status      whole process, launch to exit
+#     status, daemon running           status while a daemon of the same file runs (its admin
+#                                      endpoint on a loopback port), launch to exit
 #     run (new store)                  launch to the `started:` line, H2 file created (Flyway migrates)
 #     run (store exists)               the same on the file the previous start left (schema current)
 # Then one daemon at a time, idle:
@@ -32,6 +38,13 @@ CPU_SECONDS=${CPU_SECONDS:-60}
 START_TIMEOUT=${START_TIMEOUT:-120}
 JAR=$root/app/target/leasehold.jar
 LAUNCHER=$root/bin/leasehold
+BEFORE=${BEFORE:-}
+KINDS="jar launcher"
+if [ -n "$BEFORE" ]; then
+  [ -f "$BEFORE/app/target/leasehold.jar" ] && [ -x "$BEFORE/bin/leasehold" ] \
+    || { echo "BEFORE=$BEFORE: no packaged build there" >&2; exit 2; }
+  KINDS="jar launcher before"
+fi
 TICKS=$(getconf CLK_TCK)
 
 [ -f "$JAR" ] || { echo "no $JAR: run mvn -B -ntp -q package -DskipTests first" >&2; exit 2; }
@@ -65,6 +78,14 @@ quickstart() {
     > "$work/$1.yaml"
   echo "$work/$1.yaml"
 }
+# the same with an admin endpoint on a free loopback port
+quickstart_admin() {
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  quickstart "$1" > /dev/null
+  printf 'admin:\n  listen: 127.0.0.1:%s\n' "$port" >> "$work/$1.yaml"
+  echo "$work/$1.yaml"
+}
 # 1,000 jobs, none due while we watch (yearly, 1 January 00:00)
 thousand() {
   {
@@ -78,11 +99,16 @@ thousand() {
   echo "$work/thousand.yaml"
 }
 
-# leasehold HOW ARGS...: HOW is "jar" (java -jar) or "launcher" (bin/leasehold)
+# leasehold HOW ARGS...: HOW is "jar" (java -jar), "launcher" (bin/leasehold) or "before" (the
+# launcher of $BEFORE)
 leasehold() {
   local how=$1
   shift
-  if [ "$how" = jar ]; then java -jar "$JAR" "$@"; else "$LAUNCHER" "$@"; fi
+  case $how in
+    jar) java -jar "$JAR" "$@" ;;
+    launcher) "$LAUNCHER" "$@" ;;
+    before) "$BEFORE/bin/leasehold" "$@" ;;
+  esac
 }
 
 # whole process: launch to exit; prints ms
@@ -100,11 +126,11 @@ start_daemon() {
   daemon_log=$work/$name.log
   : > "$daemon_log"
   # a simple command in the background: $! is the JVM itself (the launcher execs java)
-  if [ "$how" = jar ]; then
-    java -jar "$JAR" run --config "$config" > "$daemon_log" 2>&1 &
-  else
-    "$LAUNCHER" run --config "$config" > "$daemon_log" 2>&1 &
-  fi
+  case $how in
+    jar) java -jar "$JAR" run --config "$config" > "$daemon_log" 2>&1 & ;;
+    launcher) "$LAUNCHER" run --config "$config" > "$daemon_log" 2>&1 & ;;
+    before) "$BEFORE/bin/leasehold" run --config "$config" > "$daemon_log" 2>&1 & ;;
+  esac
   daemon_pid=$!
   pids+=("$daemon_pid")
 }
@@ -139,6 +165,27 @@ started_after() {
   echo $((stamp - start))
 }
 
+# status while a daemon of the same file runs (called in $(...): the daemon lives in that
+# subshell); prints ms, or -1
+status_beside_daemon() {
+  local how=$1 config=$2 name=$3 took
+  local deadline=$(( $(now_ms) + START_TIMEOUT * 1000 ))
+  start_daemon "$how" "$config" "$name"
+  while ! grep -q 'started:' "$daemon_log"; do
+    if ! kill -0 "$daemon_pid" 2>/dev/null || [ "$(now_ms)" -gt "$deadline" ]; then
+      echo "start-up FAILED ($how $name), log:" >&2
+      tail -20 "$daemon_log" >&2
+      stop_daemon
+      echo -1
+      return
+    fi
+    sleep 0.02
+  done
+  took=$(timed leasehold "$how" status --config "$config")
+  stop_daemon
+  echo "$took"
+}
+
 declare -A samples
 add() { samples[$1]="${samples[$1]:-} $2"; }
 # the median of the successful samples (a failure is recorded as -1 and counted apart)
@@ -151,13 +198,15 @@ echo "measuring: RUNS=$RUNS, $(nproc) cores, load $(load)" >&2
 load_before=$(uptime)
 for run in $(seq 1 "$RUNS"); do
   add hello "$(timed java -cp "$work" Hello)"
-  for how in jar launcher; do
+  for how in $KINDS; do
     qs=$(quickstart "qs-$how-$run")
     add "$how version" "$(timed leasehold "$how" --version)"
     add "$how validate" "$(timed leasehold "$how" validate --config "$qs")"
     add "$how new" "$(started_after "$how" "$qs" "qs-$how-$run-new")"
     add "$how existing" "$(started_after "$how" "$qs" "qs-$how-$run-again")"
     add "$how status" "$(timed leasehold "$how" status --config "$qs")"
+    qa=$(quickstart_admin "qa-$how-$run")
+    add "$how status-daemon" "$(status_beside_daemon "$how" "$qa" "qa-$how-$run")"
   done
   echo "run $run of $RUNS done, load $(load)" >&2
 done
@@ -174,7 +223,7 @@ kill "$hello_pid" 2>/dev/null || true
 wait "$hello_pid" 2>/dev/null || true
 
 declare -A rss cpu
-for how in jar launcher; do
+for how in $KINDS; do
   start_daemon "$how" "$(quickstart "idle-$how")" "idle-$how"
   sleep "$IDLE_SECONDS"
   rss[$how 3]=$(rss_kb "$daemon_pid")
@@ -212,28 +261,49 @@ mkdir -p target/measure
   echo
   echo "Medians of $RUNS interleaved runs (ms). Reference: a bare JVM's hello world, **$hello ms**."
   echo
-  echo "| what | \`java -jar\` | × hello | \`bin/leasehold\` | × hello |"
-  echo "|---|--:|--:|--:|--:|"
+  if [ -n "$BEFORE" ]; then
+    echo "| what | \`java -jar\` | × hello | \`bin/leasehold\` before | × hello | \`bin/leasehold\` | × hello |"
+    echo "|---|--:|--:|--:|--:|--:|--:|"
+  else
+    echo "| what | \`java -jar\` | × hello | \`bin/leasehold\` | × hello |"
+    echo "|---|--:|--:|--:|--:|"
+  fi
   for kind in "version:--version" "validate:validate" "status:status" \
+    "status-daemon:status, a daemon of the file running" \
     "new:launch → \`started:\`, new H2 file" "existing:launch → \`started:\`, H2 file exists"; do
     key=${kind%%:*} label=${kind#*:}
     j=$(median "jar $key") l=$(median "launcher $key")
-    echo "| $label | $j | $(ratio "$j") | $l | $(ratio "$l") |"
+    if [ -n "$BEFORE" ]; then
+      b=$(median "before $key")
+      echo "| $label | $j | $(ratio "$j") | $b | $(ratio "$b") | $l | $(ratio "$l") |"
+    else
+      echo "| $label | $j | $(ratio "$j") | $l | $(ratio "$l") |"
+    fi
   done
   echo
   echo "Idle ($IDLE_SECONDS s after launch; CPU over the next $CPU_SECONDS s). Reference: a bare JVM" \
     "sleeping, VmRSS **$(mb "$idle_jvm_kb")**."
   echo
-  echo "| what | \`java -jar\` | \`bin/leasehold\` |"
-  echo "|---|--:|--:|"
-  echo "| VmRSS, 3 jobs (quickstart) | $(mb "${rss[jar 3]}") | $(mb "${rss[launcher 3]}") |"
-  echo "| VmRSS, 1,000 idle jobs | $(mb "${rss[jar 1000]}") | $(mb "${rss[launcher 1000]}") |"
-  echo "| CPU, 1,000 idle jobs (% of one core) | ${cpu[jar]} % | ${cpu[launcher]} % |"
+  if [ -n "$BEFORE" ]; then
+    echo "| what | \`java -jar\` | \`bin/leasehold\` before | \`bin/leasehold\` |"
+    echo "|---|--:|--:|--:|"
+    echo "| VmRSS, 3 jobs (quickstart) | $(mb "${rss[jar 3]}") | $(mb "${rss[before 3]}") | $(mb "${rss[launcher 3]}") |"
+    echo "| VmRSS, 1,000 idle jobs | $(mb "${rss[jar 1000]}") | $(mb "${rss[before 1000]}") | $(mb "${rss[launcher 1000]}") |"
+    echo "| CPU, 1,000 idle jobs (% of one core) | ${cpu[jar]} % | ${cpu[before]} % | ${cpu[launcher]} % |"
+  else
+    echo "| what | \`java -jar\` | \`bin/leasehold\` |"
+    echo "|---|--:|--:|"
+    echo "| VmRSS, 3 jobs (quickstart) | $(mb "${rss[jar 3]}") | $(mb "${rss[launcher 3]}") |"
+    echo "| VmRSS, 1,000 idle jobs | $(mb "${rss[jar 1000]}") | $(mb "${rss[launcher 1000]}") |"
+    echo "| CPU, 1,000 idle jobs (% of one core) | ${cpu[jar]} % | ${cpu[launcher]} % |"
+  fi
   echo
   echo "Every sample (ms; -1: the command failed or \`started:\` never came, see the script's stderr):"
   echo
-  for key in hello "jar version" "launcher version" "jar validate" "launcher validate" \
-    "jar status" "launcher status" "jar new" "launcher new" "jar existing" "launcher existing"; do
-    echo "- $key:${samples[$key]}"
+  echo "- hello:${samples[hello]}"
+  for how in $KINDS; do
+    for key in version validate status status-daemon new existing; do
+      echo "- $how $key:${samples[$how $key]:-}"
+    done
   done
 } | tee target/measure/startup.md
