@@ -91,6 +91,10 @@ public final class BenchChart {
       String type = benchmark.replaceAll(".*\\.(\\w+)Bench\\.\\w+$", "$1");
       JsonNode database = run.path("params").get("database");
       String store = database == null ? type : database.asText();
+      JsonNode shedlockOn = run.path("params").get("shedlockOn");
+      if (shedlockOn != null) {
+        store += ", ShedLock on " + shedlockOn.asText();
+      }
       out.computeIfAbsent(store, k -> new LinkedHashMap<>())
           .put(method, run.get("primaryMetric").get("score").asDouble());
     }

@@ -56,7 +56,9 @@ public final class BenchTable {
   private static String store(String benchmark, JsonNode params) {
     String type = benchmark.replaceAll(".*\\.(\\w+)Bench\\.\\w+$", "$1");
     JsonNode database = params.get("database");
-    return database == null ? type : type + " " + database.asText();
+    String store = database == null ? type : type + " " + database.asText();
+    JsonNode shedlockOn = params.get("shedlockOn");
+    return shedlockOn == null ? store : store + ", ShedLock on " + shedlockOn.asText();
   }
 
   private static String cell(String mode, int threads, JsonNode metric) {

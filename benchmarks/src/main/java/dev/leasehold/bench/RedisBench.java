@@ -16,14 +16,20 @@ import java.util.Map;
 import java.util.Optional;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.provider.redis.jedis4.JedisLockProvider;
+import net.javacrumbs.shedlock.provider.redis.spring.RedisLockProvider;
 import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Param;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import redis.clients.jedis.JedisPool;
 import redis.clients.jedis.JedisPoolConfig;
 
 /**
  * The Redis store on the shared server 127.0.0.1:6379 (key prefix {@code lh-bench-<run>:}), next to
- * bare Lettuce commands on one shared connection (as the store has) and ShedLock's Jedis provider,
- * the one Redis provider of ShedLock that needs no Spring.
+ * bare Lettuce commands on one shared connection (as the store has) and ShedLock's Redis providers,
+ * one per trial ({@link #shedlockOn}): on Jedis (a pool of connections, each command written and
+ * read on the calling thread), and on Spring Data Redis with Lettuce, the store's own driver (one
+ * shared connection, as Spring Boot configures it by default).
  */
 public class RedisBench extends LeaseBench {
   static final String URL = "redis://127.0.0.1:6379";
@@ -31,8 +37,14 @@ public class RedisBench extends LeaseBench {
   private RedisClient client;
   private StatefulRedisConnection<String, String> connection;
   private RedisCommands<String, String> redis;
+
+  /** ShedLock's driver in this trial: {@code jedis} or {@code lettuce} (Spring Data Redis). */
+  @Param({"jedis", "lettuce"})
+  public String shedlockOn;
+
   private JedisPool jedis;
-  private JedisLockProvider shedlock;
+  private LettuceConnectionFactory lettuce;
+  private LockProvider shedlock;
 
   @Override
   protected StoreBackend open() {
@@ -40,10 +52,17 @@ public class RedisBench extends LeaseBench {
     client = RedisClient.create(URL);
     connection = client.connect();
     redis = connection.sync();
-    JedisPoolConfig config = new JedisPoolConfig();
-    config.setMaxTotal(8);
-    jedis = new JedisPool(config, "127.0.0.1", 6379);
-    shedlock = new JedisLockProvider(jedis, RUN);
+    if (shedlockOn.equals("jedis")) {
+      JedisPoolConfig config = new JedisPoolConfig();
+      config.setMaxTotal(8);
+      jedis = new JedisPool(config, "127.0.0.1", 6379);
+      shedlock = new JedisLockProvider(jedis, RUN);
+    } else {
+      lettuce = new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", 6379));
+      lettuce.afterPropertiesSet();
+      lettuce.start();
+      shedlock = new RedisLockProvider(lettuce, RUN);
+    }
     return new RedisStoreFactory()
         .open(
             new StoreSettings(
@@ -63,7 +82,12 @@ public class RedisBench extends LeaseBench {
         cursor = page;
       } while (!cursor.isFinished());
     } finally {
-      jedis.close();
+      if (jedis != null) {
+        jedis.close();
+      }
+      if (lettuce != null) {
+        lettuce.destroy();
+      }
       connection.close();
       client.shutdown();
     }
