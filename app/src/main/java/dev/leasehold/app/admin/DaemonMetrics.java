@@ -1,7 +1,9 @@
 package dev.leasehold.app.admin;
 
 import dev.leasehold.app.config.JobConfig;
+import dev.leasehold.core.job.AsyncJobRunner;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.JobResult;
 import dev.leasehold.core.job.JobRunner;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
@@ -18,6 +20,7 @@ import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -223,8 +226,27 @@ public final class DaemonMetrics implements SchedulerListener {
     return running.get();
   }
 
-  /** Wraps a runner so it counts as running while it runs. */
+  /** Wraps a runner so it counts as running while it runs; an asynchronous one stays so. */
   public JobRunner instrument(JobRunner runner) {
+    if (runner instanceof AsyncJobRunner async) {
+      return (AsyncJobRunner)
+          context -> {
+            running.incrementAndGet();
+            CompletableFuture<JobResult> body;
+            try {
+              body = async.start(context);
+            } catch (RuntimeException | Error e) {
+              running.decrementAndGet();
+              throw e;
+            }
+            if (body == null) {
+              running.decrementAndGet();
+              return null;
+            }
+            body.whenComplete((r, e) -> running.decrementAndGet());
+            return body;
+          };
+    }
     return context -> {
       running.incrementAndGet();
       try {

@@ -1,10 +1,10 @@
 package dev.leasehold.app.runner;
 
 import dev.leasehold.app.config.JobAction;
+import dev.leasehold.core.job.AsyncJobRunner;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.JobContext;
 import dev.leasehold.core.job.JobResult;
-import dev.leasehold.core.job.JobRunner;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.store.Redaction;
 import java.net.URI;
@@ -20,11 +20,12 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +35,8 @@ import org.slf4j.MDC;
  * Runs an HTTP job: one request; a 2xx status is success, anything else (or no complete answer
  * within the timeout) is failure. The request carries {@code X-Leasehold-Job}, {@code
  * X-Leasehold-Fire-Time}, {@code X-Leasehold-Fence} and {@code X-Leasehold-Node}, so the receiver
- * can deduplicate and fence. An interrupt (stop request) cancels the request.
+ * can deduplicate and fence. The exchange holds no thread while it waits ({@link #start}); a stop
+ * (the future cancelled, or the thread of {@link #run} interrupted) aborts the request.
  *
  * <ul>
  *   <li>The job's {@code timeout} bounds the whole exchange: connecting, every redirect, and
@@ -48,10 +50,26 @@ import org.slf4j.MDC;
  *       redacted.
  * </ul>
  */
-public final class HttpJobRunner implements JobRunner {
+public final class HttpJobRunner implements AsyncJobRunner {
   private static final Logger log = LoggerFactory.getLogger(HttpJobRunner.class);
   private static final int MAX_BODY_LOGGED = 500;
   static final int MAX_REDIRECTS = 5;
+
+  /** Ends exchanges at their job's timeout; one thread for every HTTP job of the daemon. */
+  private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
+
+  private static ScheduledThreadPoolExecutor timeouts() {
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "leasehold-http-timeout");
+              t.setDaemon(true);
+              return t;
+            });
+    timer.setRemoveOnCancelPolicy(true); // an exchange that ended leaves nothing behind
+    return timer;
+  }
 
   private final JobAction.Http http;
   private final HttpClient client;
@@ -90,47 +108,110 @@ public final class HttpJobRunner implements JobRunner {
         });
   }
 
+  /**
+   * Starts the exchange and returns at once; no thread waits for the answer. The future completes
+   * with the result (a failure, a timeout or a status); cancelling it aborts the request in flight.
+   */
   @Override
-  public JobResult run(JobContext context) throws InterruptedException {
-    long deadline = System.nanoTime() + http.timeout().toNanos();
-    URI url = http.url();
-    String method = http.method();
-    String body = http.body();
-    boolean sameOrigin = true;
-    HttpResponse<BoundedBody.Text> response;
-    for (int hop = 0; ; hop++) {
+  public CompletableFuture<JobResult> start(JobContext context) {
+    Exchange exchange = new Exchange(context);
+    exchange.send();
+    return exchange.result;
+  }
+
+  /** One job's exchange: its hops (redirects), the deadline over all of them, the request. */
+  private final class Exchange {
+    private final JobContext context;
+    private final long deadline = System.nanoTime() + http.timeout().toNanos();
+    private final CompletableFuture<JobResult> result = new CompletableFuture<>();
+    private final ScheduledFuture<?> timeout;
+    private URI url = http.url();
+    private String method = http.method();
+    private String body = http.body();
+    private boolean sameOrigin = true;
+    private int hop;
+    private volatile CompletableFuture<?> inFlight;
+
+    Exchange(JobContext context) {
+      this.context = context;
+      // the job's timeout bounds the whole exchange, reading the body included (the request's
+      // own timeout ends with the response's headers)
+      this.timeout =
+          TIMEOUTS.schedule(
+              () -> {
+                if (result.complete(timedOut(shown))) {
+                  abort();
+                }
+              },
+              http.timeout().toNanos(),
+              TimeUnit.NANOSECONDS);
+      result.whenComplete(
+          (r, e) -> {
+            timeout.cancel(false);
+            if (result.isCancelled()) {
+              abort(); // a stop: the request in flight is aborted
+            }
+          });
+    }
+
+    private void abort() {
+      CompletableFuture<?> call = inFlight;
+      if (call != null) {
+        call.cancel(true);
+      }
+    }
+
+    /** Sends the current hop; its answer comes back in {@link #answered}. */
+    void send() {
       Duration left = Duration.ofNanos(deadline - System.nanoTime());
       if (left.isNegative() || left.isZero()) {
-        return timedOut(shown);
+        result.complete(timedOut(shown));
+        return;
       }
+      CompletableFuture<HttpResponse<BoundedBody.Text>> call;
       try {
-        response = send(request(context, url, method, body, sameOrigin, left), left);
-      } catch (TimeoutException e) {
-        return timedOut(shown);
-      } catch (ExecutionException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof HttpTimeoutException) {
-          return timedOut(shown);
-        }
-        return JobResult.failed(
-            method
-                + " "
-                + shown
-                + " failed: "
-                + cause.getClass().getSimpleName()
-                + (cause.getMessage() == null ? "" : ": " + cause.getMessage()));
+        call =
+            client.sendAsync(
+                request(context, url, method, body, sameOrigin, left), BoundedBody.handler());
+      } catch (RuntimeException e) {
+        result.complete(failed(e));
+        return;
+      }
+      inFlight = call;
+      if (result.isDone()) {
+        call.cancel(true); // stopped or timed out while this hop was being sent
+        return;
+      }
+      call.whenComplete(this::answered);
+    }
+
+    private void answered(HttpResponse<BoundedBody.Text> response, Throwable failure) {
+      if (result.isDone()) {
+        return;
+      }
+      if (failure != null) {
+        Throwable cause =
+            failure instanceof CompletionException && failure.getCause() != null
+                ? failure.getCause()
+                : failure;
+        result.complete(cause instanceof HttpTimeoutException ? timedOut(shown) : failed(cause));
+        return;
       }
       URI next = redirect(response, url);
       if (next == null) {
-        break;
+        result.complete(result(context, shown, response));
+        return;
       }
       if (hop == MAX_REDIRECTS) {
-        return JobResult.failed(
-            method + " " + shown + ": more than " + MAX_REDIRECTS + " redirects");
+        result.complete(
+            JobResult.failed(method + " " + shown + ": more than " + MAX_REDIRECTS + " redirects"));
+        return;
       }
       if (url.getScheme().equalsIgnoreCase("https")
           && !next.getScheme().equalsIgnoreCase("https")) {
-        return JobResult.failed(method + " " + shown + ": refused a redirect from https to http");
+        result.complete(
+            JobResult.failed(method + " " + shown + ": refused a redirect from https to http"));
+        return;
       }
       sameOrigin = sameOrigin && sameOrigin(http.url(), next);
       int status = response.statusCode();
@@ -139,19 +220,18 @@ public final class HttpJobRunner implements JobRunner {
         body = null;
       }
       url = next;
+      hop++;
+      send();
     }
-    return result(context, shown, response);
-  }
 
-  private HttpResponse<BoundedBody.Text> send(HttpRequest request, Duration left)
-      throws InterruptedException, ExecutionException, TimeoutException {
-    CompletableFuture<HttpResponse<BoundedBody.Text>> call =
-        client.sendAsync(request, BoundedBody.handler());
-    try {
-      return call.get(left.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException | TimeoutException e) {
-      call.cancel(true);
-      throw e;
+    private JobResult failed(Throwable cause) {
+      return JobResult.failed(
+          method
+              + " "
+              + shown
+              + " failed: "
+              + cause.getClass().getSimpleName()
+              + (cause.getMessage() == null ? "" : ": " + cause.getMessage()));
     }
   }
 

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.app.config.JobAction;
 import dev.leasehold.app.config.JobConfig;
+import dev.leasehold.core.job.AsyncJobRunner;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.JobContext;
+import dev.leasehold.core.job.JobResult;
+import dev.leasehold.core.job.JobRunner;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.schedule.Schedule;
@@ -15,6 +19,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** Every series a dashboard or alert relies on exists from the first scrape, at zero. */
@@ -77,6 +82,30 @@ class DaemonMetricsTest {
         .contains("leasehold_store_up 1.0")
         .contains("leasehold_last_success_timestamp_seconds{job=\"tick\"} 0.0")
         .containsPattern("leasehold_build_info\\{java=\"[^\"]+\",version=\"[^\"]+\"} 1(\\.0)?\n");
+  }
+
+  @Test
+  void anAsynchronousBodyCountsAsRunningUntilItsFutureCompletes() throws Exception {
+    CompletableFuture<JobResult> inner = new CompletableFuture<>();
+    JobRunner counted = metrics.instrument((AsyncJobRunner) context -> inner);
+    assertThat(counted).isInstanceOf(AsyncJobRunner.class);
+
+    CompletableFuture<JobResult> body =
+        ((AsyncJobRunner) counted)
+            .start(
+                new JobContext(
+                    "tick",
+                    Instant.parse("2026-11-30T06:30:00Z"),
+                    1,
+                    "node-a",
+                    1,
+                    TriggerKind.SCHEDULED,
+                    null));
+    assertThat(metrics.runningJobs()).isEqualTo(1);
+    inner.complete(JobResult.succeeded());
+
+    assertThat(body.get().outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(metrics.runningJobs()).isZero();
   }
 
   @Test

@@ -19,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
@@ -193,6 +194,60 @@ class HttpJobRunnerTest {
     assertThat(call("GET", "/fine", null, Duration.ofSeconds(30)).output())
         .as("an answer without a body")
         .isEqualTo("HTTP/1.1 204");
+  }
+
+  @Test
+  void startHoldsNoThreadWhileWaitingAndCancellingAbortsTheExchange() throws Exception {
+    JobAction.Http action =
+        new JobAction.Http("GET", url("/hang"), Map.of(), null, Duration.ofSeconds(30));
+    CompletableFuture<JobResult> body =
+        new HttpJobRunner(action, HttpJobRunner.newClient()).start(JobContexts.of("report", 9));
+
+    assertThat(body).isNotDone(); // the server holds its answer; start returned anyway
+    assertThat(body.cancel(true)).isTrue();
+    assertThat(body).isCancelled();
+  }
+
+  @Test
+  void aStartedExchangeCompletesWithTheAnswer() throws Exception {
+    JobAction.Http action =
+        new JobAction.Http("POST", url("/broken"), Map.of(), "{}", Duration.ofSeconds(30));
+    JobResult result =
+        new HttpJobRunner(action, HttpJobRunner.newClient())
+            .start(JobContexts.of("report", 9))
+            .get();
+
+    assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(result.exitCode()).isEqualTo(500);
+    assertThat(seen).containsEntry("method", "POST").containsEntry("x-leasehold-fence", "9");
+  }
+
+  @Test
+  @Timeout(60)
+  void anInterruptedRunCancelsTheRequest() throws Exception {
+    Thread caller = Thread.currentThread();
+    Thread interrupter =
+        new Thread(
+            () -> {
+              while (!seen.containsKey("path")) {
+                try {
+                  Thread.sleep(10);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+              caller.interrupt();
+            });
+    interrupter.start();
+    try {
+      call("GET", "/hang", null, Duration.ofSeconds(30));
+      org.junit.jupiter.api.Assertions.fail("the run should have been interrupted");
+    } catch (InterruptedException expected) {
+      // as a stop interrupts a blocking run
+    } finally {
+      interrupter.join();
+      Thread.interrupted();
+    }
   }
 
   @Test

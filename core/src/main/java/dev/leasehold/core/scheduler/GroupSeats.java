@@ -1,5 +1,6 @@
 package dev.leasehold.core.scheduler;
 
+import dev.leasehold.core.job.AsyncJobRunner;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.lease.CountedLease;
@@ -78,7 +79,12 @@ final class GroupSeats {
    */
   void run(JobRun run, JobDefinition job, SchedulerParts parts, Consumer<ExecutionRecord> done) {
     if (job.group() == null) {
-      parts.workers().execute(() -> finish(run::run, done));
+      if (job.runner() instanceof AsyncJobRunner body) {
+        // the worker only starts the body (which may resolve a host name): none waits for its end
+        parts.workers().execute(() -> run.start(body, done));
+      } else {
+        parts.workers().execute(() -> finish(run::run, done));
+      }
       return;
     }
     run.holdLease();

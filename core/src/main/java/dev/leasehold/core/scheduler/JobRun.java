@@ -1,5 +1,6 @@
 package dev.leasehold.core.scheduler;
 
+import dev.leasehold.core.job.AsyncJobRunner;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.JobContext;
 import dev.leasehold.core.job.JobResult;
@@ -11,6 +12,10 @@ import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.schedule.Durations;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -35,6 +40,7 @@ final class JobRun {
   private boolean holding;
   private volatile boolean slotLost;
   private Cancellable timeoutTask;
+  private CompletableFuture<JobResult> body;
 
   /**
    * @param sentNanos the ticker's reading just before the claim or acquisition was sent
@@ -159,14 +165,7 @@ final class JobRun {
   ExecutionRecord run() {
     Instant startedAt = parts.clock().instant();
     long startNanos = parts.ticker().nanoTime();
-    synchronized (lock) {
-      thread = Thread.currentThread();
-      Duration timeout = job.policy().timeout();
-      if (timeout != null) {
-        timeoutTask =
-            parts.timer().schedule(() -> stop(StopReason.TIMED_OUT, "timeout " + timeout), timeout);
-      }
-    }
+    begin(Thread.currentThread());
     holdLease();
     if (context.stopRequested()) {
       Thread.currentThread().interrupt();
@@ -182,15 +181,97 @@ final class JobRun {
     } catch (Exception | LinkageError e) {
       result = JobResult.failed(e.toString());
     } finally {
-      synchronized (lock) {
-        finished = true;
-        if (timeoutTask != null) {
-          timeoutTask.cancel();
-        }
+      end(true);
+    }
+    return record(startedAt, startNanos, result);
+  }
+
+  /**
+   * Starts an {@link AsyncJobRunner}'s body and returns at once: no thread waits while it runs. A
+   * stop cancels its future instead of interrupting a thread. When the body ends, a worker releases
+   * the lease and hands the history record to {@code done} ({@code null} only if that failed
+   * unexpectedly), as {@link #run} would have returned it.
+   */
+  void start(AsyncJobRunner runner, Consumer<ExecutionRecord> done) {
+    Instant startedAt = parts.clock().instant();
+    long startNanos = parts.ticker().nanoTime();
+    begin(null);
+    holdLease();
+    CompletableFuture<JobResult> started;
+    try {
+      started = runner.start(context);
+      if (started == null) {
+        started = CompletableFuture.completedFuture(null);
+      }
+    } catch (RuntimeException | LinkageError e) {
+      started = CompletableFuture.failedFuture(e);
+    }
+    boolean cancel;
+    synchronized (lock) {
+      body = started;
+      cancel = context.stopRequested(); // a stop that came before the body had a future
+    }
+    if (cancel) {
+      started.cancel(true);
+    }
+    started.whenComplete(
+        (result, failure) ->
+            parts
+                .workers()
+                .execute(
+                    () -> {
+                      ExecutionRecord row = null;
+                      try {
+                        end(false);
+                        row = record(startedAt, startNanos, resultOf(result, failure));
+                      } finally {
+                        done.accept(row);
+                      }
+                    }));
+  }
+
+  private static JobResult resultOf(JobResult result, Throwable failure) {
+    if (failure == null) {
+      return result == null ? JobResult.failed("runner returned no result") : result;
+    }
+    Throwable cause =
+        failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    if (cause instanceof CancellationException || cause instanceof InterruptedException) {
+      return JobResult.failed("interrupted");
+    }
+    return JobResult.failed(cause.toString());
+  }
+
+  /** The body begins: on {@code thread} (null: asynchronous); the timeout starts. */
+  private void begin(Thread thread) {
+    synchronized (lock) {
+      this.thread = thread;
+      Duration timeout = job.policy().timeout();
+      if (timeout != null) {
+        timeoutTask =
+            parts.timer().schedule(() -> stop(StopReason.TIMED_OUT, "timeout " + timeout), timeout);
+      }
+    }
+  }
+
+  /** The body ended: no stop reaches it any more, the timeout and the renewals end. */
+  private void end(boolean onItsThread) {
+    synchronized (lock) {
+      finished = true;
+      if (timeoutTask != null) {
+        timeoutTask.cancel();
+      }
+      if (onItsThread) {
         Thread.interrupted(); // a stop that raced with the end of the body must not leak
       }
-      watchdog.stop();
     }
+    watchdog.stop();
+  }
+
+  /** Releases the lease (unless lost), logs the execution line and returns the history record. */
+  private ExecutionRecord record(Instant startedAt, long startNanos, JobResult result) {
     Outcome outcome = context.stopReason().map(JobRun::outcomeOf).orElse(result.outcome());
     String detail = result.detail();
     if (context.stopReason().isPresent()) {
@@ -260,6 +341,7 @@ final class JobRun {
 
   /** Asks the body to stop; the first reason wins. Safe from any thread. */
   void stop(StopReason reason, String why) {
+    CompletableFuture<JobResult> cancel;
     synchronized (lock) {
       if (finished || !context.requestStop(reason)) {
         return;
@@ -277,6 +359,10 @@ final class JobRun {
       if (thread != null) {
         thread.interrupt();
       }
+      cancel = body;
+    }
+    if (cancel != null) {
+      cancel.cancel(true); // outside the lock: its completion hands the end to a worker
     }
   }
 
