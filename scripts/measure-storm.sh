@@ -106,7 +106,8 @@ hz=$(getconf CLK_TCK)
 by_thread() {
   for t in /proc/"$1"/task/*; do
     awk '{c=$0; sub(/^[^(]*\(/, "", c); sub(/\).*/, "", c); gsub(/[0-9]+$/, "", c); gsub(/ /, "_", c);
-          n=split($0, f, ") "); split(f[n], g, " "); print c, g[12] + g[13]}' "$t/stat" 2>/dev/null
+          n=split($0, f, ") "); split(f[n], g, " "); print c, g[12] + g[13]}' "$t/stat" 2>/dev/null \
+      || true # a thread that ended since the glob: under set -e its failed read ended the script
   done | awk '{a[$1]+=$2} END {for (k in a) print k, a[k]}'
 }
 sleep "$warmup"
