@@ -37,6 +37,11 @@ final class NamespacedBackend implements StoreBackend {
     public StoreBackend open(StoreSettings settings) {
       return namespace.wrap(delegate.open(settings));
     }
+
+    @Override
+    public java.time.Duration selfCheckTtl(StoreSettings settings) {
+      return delegate.selfCheckTtl(settings);
+    }
   }
 
   @Override
