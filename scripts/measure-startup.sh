@@ -143,22 +143,27 @@ stop_daemon() {
   wait "$daemon_pid" 2>/dev/null || true
 }
 
-# launch to the `started:` line (its own timestamp); prints ms, or -1 on failure/timeout
-started_after() {
-  local how=$1 config=$2 name=$3 start line stamp
-  start=$(now_ms)
-  start_daemon "$how" "$config" "$name"
-  local deadline=$((start + START_TIMEOUT * 1000))
+# waits for the daemon's `started:` line; on failure or timeout reports it, stops the daemon and
+# returns 1
+await_started() {
+  local how=$1 name=$2 deadline=$3
   while ! grep -q 'started:' "$daemon_log"; do
     if ! kill -0 "$daemon_pid" 2>/dev/null || [ "$(now_ms)" -gt "$deadline" ]; then
       echo "start-up FAILED ($how $name), log:" >&2
       tail -20 "$daemon_log" >&2
       stop_daemon
-      echo -1
-      return
+      return 1
     fi
     sleep 0.02
   done
+}
+
+# launch to the `started:` line (its own timestamp); prints ms, or -1 on failure/timeout
+started_after() {
+  local how=$1 config=$2 name=$3 start line stamp
+  start=$(now_ms)
+  start_daemon "$how" "$config" "$name"
+  await_started "$how" "$name" $((start + START_TIMEOUT * 1000)) || { echo -1; return; }
   line=$(grep -m1 'started:' "$daemon_log")
   stamp=$(date -d "$(cut -c1-23 <<< "$line")" +%s%3N)
   stop_daemon
@@ -171,16 +176,7 @@ status_beside_daemon() {
   local how=$1 config=$2 name=$3 took
   local deadline=$(( $(now_ms) + START_TIMEOUT * 1000 ))
   start_daemon "$how" "$config" "$name"
-  while ! grep -q 'started:' "$daemon_log"; do
-    if ! kill -0 "$daemon_pid" 2>/dev/null || [ "$(now_ms)" -gt "$deadline" ]; then
-      echo "start-up FAILED ($how $name), log:" >&2
-      tail -20 "$daemon_log" >&2
-      stop_daemon
-      echo -1
-      return
-    fi
-    sleep 0.02
-  done
+  await_started "$how" "$name" "$deadline" || { echo -1; return; }
   took=$(timed leasehold "$how" status --config "$config")
   stop_daemon
   echo "$took"

@@ -9,11 +9,7 @@ import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.Pause;
 import dev.leasehold.core.lease.Replicas;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,14 +67,7 @@ public final class StatusReport {
     text.append(config.namespace()).append('\n');
     config.jobs().forEach(job -> text.append(job.name()).append('\n'));
     text.append(JobDigest.of(config.jobs()));
-    try {
-      byte[] hash =
-          MessageDigest.getInstance("SHA-256")
-              .digest(text.toString().getBytes(StandardCharsets.UTF_8));
-      return "sha256:" + HexFormat.of().formatHex(hash).substring(0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("no SHA-256", e);
-    }
+    return JobDigest.sha256(text.toString());
   }
 
   /** Reads every lease in one call ({@link LeaseStore#list()}) and joins it with the jobs. */

@@ -29,10 +29,14 @@ public final class JobDigest {
     jobs.stream()
         .sorted(Comparator.comparing(JobConfig::name))
         .forEach(job -> normalize(job, text.append('\n')));
+    return sha256(text.toString());
+  }
+
+  /** {@code sha256:} and the first 16 hex digits of {@code text}'s SHA-256 (UTF-8). */
+  public static String sha256(String text) {
     try {
       byte[] hash =
-          MessageDigest.getInstance("SHA-256")
-              .digest(text.toString().getBytes(StandardCharsets.UTF_8));
+          MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return "sha256:" + HexFormat.of().formatHex(hash).substring(0, 16);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("no SHA-256", e);
