@@ -93,6 +93,9 @@ public final class StoreOpener {
       if (besideFailure != null) {
         throw besideFailure;
       }
+      if (e.getCause() instanceof Error error) {
+        throw error; // as the check on this thread would have: not a store failure to retry
+      }
       throw e.getCause() instanceof RuntimeException r ? r : e;
     }
     if (besideFailure != null) {
