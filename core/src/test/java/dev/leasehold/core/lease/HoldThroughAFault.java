@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leasehold.core.testing.TestProcesses;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The scenario the consensus stores' fault tests share: a holder claims a firing and renews it
@@ -66,20 +66,13 @@ public final class HoldThroughAFault {
    * refusal then is safe, and the release must reach it within {@link #RIVAL_LIMIT}.
    */
   private static Lease rivalWins(String name, LeaseStore rival, Duration ttl) {
-    long end = System.nanoTime() + RIVAL_LIMIT.toNanos();
-    RuntimeException last = null;
-    while (System.nanoTime() < end) {
-      try {
-        Optional<Lease> won = rival.claim(name, F2, "rival", ttl);
-        if (won.isPresent()) {
-          return won.get();
-        }
-      } catch (LeaseStoreException e) {
-        last = e;
-      }
-      TestProcesses.pause(100);
-    }
-    throw new AssertionError(
-        "the rival's claim of the next firing was not won within " + RIVAL_LIMIT, last);
+    AtomicReference<Lease> won = new AtomicReference<>();
+    LeaseStoreCases.eventually(
+        RIVAL_LIMIT,
+        () -> {
+          rival.claim(name, F2, "rival", ttl).ifPresent(won::set);
+          return won.get() != null;
+        });
+    return won.get();
   }
 }
