@@ -29,17 +29,17 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--json", description = "A JSON array instead of a table.")
   boolean json;
 
-  private final CliContext context;
-
-  StatusCommand(CliContext context) {
-    this.context = context;
-  }
-
   @Option(
       names = "--from-store",
       description =
           "Read the store even when a daemon of this file answers on its loopback admin endpoint.")
   boolean fromStore;
+
+  private final CliContext context;
+
+  StatusCommand(CliContext context) {
+    this.context = context;
+  }
 
   @Override
   public Integer call() throws ConfigException {
