@@ -2,6 +2,9 @@ package dev.leasehold.core.store;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.LeaseStore;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -39,7 +42,32 @@ final class NamespacedBackend implements StoreBackend {
     }
 
     @Override
-    public java.time.Duration selfCheckTtl(StoreSettings settings) {
+    public List<StoreOption<?>> options() {
+      return delegate.options();
+    }
+
+    @Override
+    public String defaultType() {
+      return delegate.defaultType();
+    }
+
+    @Override
+    public String defaultUrl(String type) {
+      return delegate.defaultUrl(type);
+    }
+
+    @Override
+    public Map<String, String> logLevels() {
+      return delegate.logLevels();
+    }
+
+    @Override
+    public Set<String> driverPackages() {
+      return delegate.driverPackages();
+    }
+
+    @Override
+    public Duration selfCheckTtl(StoreSettings settings) {
       return delegate.selfCheckTtl(settings);
     }
   }

@@ -10,11 +10,15 @@ import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.testing.InMemoryExecutionLog;
 import dev.leasehold.core.testing.InMemoryLeaseStore;
+import java.lang.reflect.Method;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -164,6 +168,78 @@ class NamespaceTest extends NamespaceCases {
     billing.record(third);
     assertThat(history.all()).extracting(ExecutionRecord::attempt).containsExactly(3);
     assertThat(billing.recent("nightly", 1)).containsExactly(third);
+  }
+
+  @Test
+  void aNamespacedFactoryDescribesItsStoreAsTheStoreItself() {
+    StoreFactory described =
+        new StoreFactory() {
+          @Override
+          public Set<String> types() {
+            return Set.of("kv");
+          }
+
+          @Override
+          public String validate(StoreSettings settings) {
+            return "bad " + settings.type();
+          }
+
+          @Override
+          public StoreBackend open(StoreSettings settings) {
+            return createBackend();
+          }
+
+          @Override
+          public List<StoreOption<?>> options() {
+            return List.of(StoreOption.positiveWholeNumber("shards", 4, "how many shards"));
+          }
+
+          @Override
+          public String defaultType() {
+            return "kv";
+          }
+
+          @Override
+          public String defaultUrl(String type) {
+            return "kv:" + type;
+          }
+
+          @Override
+          public Map<String, String> logLevels() {
+            return Map.of("com.example.kv", "WARN");
+          }
+
+          @Override
+          public Set<String> driverPackages() {
+            return Set.of("com.example.kv");
+          }
+
+          @Override
+          public Duration selfCheckTtl(StoreSettings settings) {
+            return Duration.ofMillis(123);
+          }
+        };
+    StoreFactory wrapped = Namespace.of("billing").wrap(described);
+
+    assertThat(wrapped.types()).isEqualTo(described.types());
+    assertThat(wrapped.options()).isEqualTo(described.options());
+    assertThat(wrapped.defaultType()).isEqualTo("kv");
+    assertThat(wrapped.defaultUrl("kv")).isEqualTo("kv:kv");
+    assertThat(wrapped.logLevels()).isEqualTo(described.logLevels());
+    assertThat(wrapped.driverPackages()).isEqualTo(described.driverPackages());
+    assertThat(wrapped.selfCheckTtl(null)).isEqualTo(Duration.ofMillis(123));
+    // every method a store factory has, a namespaced one answers by asking the store's own
+    for (Method method : StoreFactory.class.getMethods()) {
+      assertThat(
+              Arrays.stream(wrapped.getClass().getDeclaredMethods())
+                  .anyMatch(
+                      own ->
+                          own.getName().equals(method.getName())
+                              && Arrays.equals(
+                                  own.getParameterTypes(), method.getParameterTypes())))
+          .as("a namespaced factory delegates %s", method.getName())
+          .isTrue();
+    }
   }
 
   private static ExecutionRecord record(String job, Instant start) {
