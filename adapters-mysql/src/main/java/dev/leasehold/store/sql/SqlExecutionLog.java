@@ -22,18 +22,20 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
-import org.jooq.Record;
 import org.jooq.SQLDialect;
+import org.jooq.conf.ParamType;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
@@ -45,6 +47,8 @@ import org.jooq.impl.DSL;
 public final class SqlExecutionLog implements ExecutionLog {
   private final DataSource dataSource;
   private final DSLContext db;
+  private final String recentOfJob;
+  private final String recentOfAll;
 
   /**
    * @param dataSource connections as the store's factory configures them (UTC sessions)
@@ -52,6 +56,8 @@ public final class SqlExecutionLog implements ExecutionLog {
   public SqlExecutionLog(DataSource dataSource, SQLDialect dialect) {
     this.dataSource = dataSource;
     this.db = SqlSupport.dsl(dataSource, dialect);
+    this.recentOfJob = recentStatement(true);
+    this.recentOfAll = recentStatement(false);
   }
 
   /** Plain JDBC, rendered once: one INSERT per run, on every firing's path. */
@@ -92,33 +98,93 @@ public final class SqlExecutionLog implements ExecutionLog {
     return LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MILLIS), ZoneOffset.UTC);
   }
 
+  /**
+   * Rendered once by jOOQ for the dialect, run through JDBC: {@link #recent} is on a poll path
+   * (every daemon reads the trigger queue each second, notifiers read a job's last rows), where
+   * building and rendering the query each time cost more CPU than the database's answer.
+   */
+  private String recentStatement(boolean ofOneJob) {
+    return db.select(
+            JOB,
+            FIRE_TIME,
+            NODE,
+            RUN_FENCE,
+            TRIGGER_KIND,
+            STARTED_AT,
+            FINISHED_AT,
+            OUTCOME,
+            EXIT_CODE,
+            DETAIL,
+            OUTPUT,
+            ATTEMPT)
+        .from(EXECUTION)
+        .where(ofOneJob ? JOB.eq(DSL.param("job", String.class)) : DSL.noCondition())
+        .orderBy(STARTED_AT.desc(), ID.desc())
+        .limit(DSL.param("limit", Integer.class))
+        .getSQL(ParamType.INDEXED);
+  }
+
   @Override
   public List<ExecutionRecord> recent(String job, int limit) {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, got " + limit);
     }
-    try {
-      return db.select(
-              JOB,
-              FIRE_TIME,
-              NODE,
-              RUN_FENCE,
-              TRIGGER_KIND,
-              STARTED_AT,
-              FINISHED_AT,
-              OUTCOME,
-              EXIT_CODE,
-              DETAIL,
-              OUTPUT,
-              ATTEMPT)
-          .from(EXECUTION)
-          .where(job == null ? DSL.noCondition() : JOB.eq(job))
-          .orderBy(STARTED_AT.desc(), ID.desc())
-          .limit(limit)
-          .fetch(SqlExecutionLog::toRecord);
-    } catch (DataAccessException e) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(job == null ? recentOfAll : recentOfJob)) {
+      int index = 1;
+      if (job != null) {
+        ps.setString(index++, job);
+      }
+      ps.setInt(index, limit);
+      List<ExecutionRecord> records = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          records.add(toRecord(rs));
+        }
+      }
+      return records;
+    } catch (SQLException e) {
       throw SqlSupport.failure("reading the execution history", e);
     }
+  }
+
+  /** A row of {@link #recentStatement}, its columns in the order selected. */
+  private static ExecutionRecord toRecord(ResultSet rs) throws SQLException {
+    String job = rs.getString(1);
+    Instant fireTime = instant(rs, 2);
+    String node = rs.getString(3);
+    long fence = rs.getLong(4);
+    TriggerKind trigger = TriggerKind.valueOf(rs.getString(5));
+    Instant startedAt = instant(rs, 6);
+    Instant finishedAt = instant(rs, 7);
+    Outcome outcome = Outcome.valueOf(rs.getString(8));
+    int exitCode = rs.getInt(9);
+    Integer exit = rs.wasNull() ? null : exitCode;
+    String detail = rs.getString(10);
+    String output = rs.getString(11);
+    int attempt = rs.getInt(12);
+    if (rs.wasNull()) {
+      attempt = 1; // rows written before attempts were counted
+    }
+    return new ExecutionRecord(
+        job,
+        fireTime,
+        node,
+        fence,
+        trigger,
+        startedAt,
+        finishedAt,
+        outcome,
+        exit,
+        detail,
+        output,
+        attempt);
+  }
+
+  /** As {@link Tables#UTC} reads it: the column's wall time is UTC. */
+  private static Instant instant(ResultSet rs, int column) throws SQLException {
+    LocalDateTime local = rs.getObject(column, LocalDateTime.class);
+    return local == null ? null : local.toInstant(ZoneOffset.UTC);
   }
 
   /**
@@ -173,21 +239,5 @@ public final class SqlExecutionLog implements ExecutionLog {
 
   private int delete(List<Long> ids) {
     return ids.isEmpty() ? 0 : db.deleteFrom(EXECUTION).where(ID.in(ids)).execute();
-  }
-
-  private static ExecutionRecord toRecord(Record r) {
-    return new ExecutionRecord(
-        r.get(JOB),
-        r.get(FIRE_TIME),
-        r.get(NODE),
-        r.get(RUN_FENCE),
-        TriggerKind.valueOf(r.get(TRIGGER_KIND)),
-        r.get(STARTED_AT),
-        r.get(FINISHED_AT),
-        Outcome.valueOf(r.get(OUTCOME)),
-        r.get(EXIT_CODE),
-        r.get(DETAIL),
-        r.get(OUTPUT),
-        r.get(ATTEMPT) == null ? 1 : r.get(ATTEMPT));
   }
 }
