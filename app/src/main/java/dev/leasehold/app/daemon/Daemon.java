@@ -156,7 +156,7 @@ public final class Daemon {
                 backend.leaseStore(),
                 config.node(),
                 BuildInfo.version(),
-                () -> JobDigest.of(reload.current().jobs()),
+                JobDigest.following(() -> reload.current().jobs()),
                 clock);
         if (metrics.isPresent()) {
           publisher.onRead(new NodeMetrics(metrics.get().registry())::update);

@@ -11,6 +11,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * A stable digest of a node's job set, published in its node record so that replicas running
@@ -30,6 +31,28 @@ public final class JobDigest {
         .sorted(Comparator.comparing(JobConfig::name))
         .forEach(job -> normalize(job, text.append('\n')));
     return sha256(text.toString());
+  }
+
+  /**
+   * The digest of the jobs {@code current} supplies, computed again only when it supplies another
+   * list than the last time: a node record is published every few seconds, and a reload replaces
+   * the list.
+   */
+  public static Supplier<String> following(Supplier<List<JobConfig>> current) {
+    return new Supplier<>() {
+      private List<JobConfig> digested;
+      private String digest;
+
+      @Override
+      public synchronized String get() {
+        List<JobConfig> jobs = current.get();
+        if (jobs != digested) {
+          digest = of(jobs);
+          digested = jobs;
+        }
+        return digest;
+      }
+    };
   }
 
   /** {@code sha256:} and the first 16 hex digits of {@code text}'s SHA-256 (UTF-8). */

@@ -11,6 +11,9 @@ import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** The job-set digest: equal for the same jobs in any order, different for any changed field. */
@@ -62,5 +65,25 @@ class JobDigestTest {
                 List.of(
                     http("a", Map.of("A", "1")), cron("b", "0 2 * * *"), cron("c", "* * * * *"))))
         .isNotEqualTo(base);
+  }
+
+  @Test
+  void aFollowingDigestChangesWithTheListItIsGivenAndOnlyThen() {
+    List<JobConfig> before = List.of(cron("b", "0 2 * * *"));
+    List<JobConfig> after = List.of(cron("b", "0 3 * * *"));
+    AtomicReference<List<JobConfig>> current = new AtomicReference<>(before);
+    AtomicInteger reads = new AtomicInteger();
+    Supplier<String> digest =
+        JobDigest.following(
+            () -> {
+              reads.incrementAndGet();
+              return current.get();
+            });
+
+    assertThat(digest.get()).isEqualTo(JobDigest.of(before));
+    assertThat(digest.get()).isEqualTo(JobDigest.of(before));
+    current.set(after); // a reload
+    assertThat(digest.get()).isEqualTo(JobDigest.of(after));
+    assertThat(reads).hasValue(3);
   }
 }
