@@ -7,11 +7,17 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.net.HttpURLConnection;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -19,9 +25,9 @@ import java.util.stream.Stream;
  * class-data archive ({@code leasehold.jsa}, then dumped by {@code -Xshare:dump}) that {@code
  * bin/leasehold} hands to the JVM: every command of the CLI, in one JVM, against an embedded H2
  * file in a temporary directory ({@code --help}, {@code validate}, {@code validate --connect},
- * {@code trigger --here}, {@code status}, {@code history}, and {@code run} up to the point where it
- * has started and is asked to stop). The classes they load are the ones a real start-up loads, so
- * the archive holds them parsed and verified.
+ * {@code trigger --here}, {@code status --from-store}, {@code history}; then {@code run} and, while
+ * it runs, {@code status} and {@code nodes} asking it, until it is stopped). The classes they load
+ * are the ones a real start-up loads, so the archive holds them parsed and verified.
  *
  * <p>It never fails the build: a command that does not exit 0 is reported on stderr and the
  * training goes on (the archive then holds fewer classes, which only costs start-up time).
@@ -36,7 +42,8 @@ public final class ArchiveTraining {
     int failures = 0;
     try {
       Path config = dir.resolve("training.yaml");
-      Files.writeString(config, config(dir.resolve("store").toAbsolutePath(), freePort()));
+      int adminPort = freePort();
+      Files.writeString(config, config(dir.resolve("store").toAbsolutePath(), adminPort));
       String file = config.toString();
       for (List<String> command :
           List.of(
@@ -45,18 +52,12 @@ public final class ArchiveTraining {
               List.of("validate", "--config", file),
               List.of("validate", "--connect", "--config", file),
               List.of("trigger", "--here", "--config", file, "tick"),
-              List.of("status", "--config", file),
-              List.of("status", "--json", "--config", file),
+              List.of("status", "--from-store", "--config", file),
               List.of("history", "--config", file),
-              List.of("history", "--json", "--config", file),
-              List.of("run", "--config", file))) {
-        int code =
-            new Cli(context(command.get(0).equals("run"))).execute(command.toArray(String[]::new));
-        if (code != Cli.OK) {
-          failures++;
-          System.err.println("archive training: '" + command.get(0) + "' exited " + code);
-        }
+              List.of("history", "--json", "--config", file))) {
+        failures += execute(command, context(action -> {}));
       }
+      failures += withDaemon(file, adminPort);
     } finally {
       delete(dir);
     }
@@ -65,6 +66,88 @@ public final class ArchiveTraining {
     }
     // the JVM writes the class list as classes load; no thread of the commands may hold up the exit
     System.exit(0);
+  }
+
+  /**
+   * {@code run} in a thread of this JVM until its admin endpoint answers, then the commands an
+   * operator runs beside a daemon ({@code status} and {@code status --json}, answered by the daemon
+   * over loopback, and {@code nodes}); then the daemon is stopped as SIGTERM would stop it. Without
+   * the daemon, {@code status} would train only its fall-back path, the store's.
+   */
+  private static int withDaemon(String file, int adminPort) {
+    AtomicReference<Runnable> stop = new AtomicReference<>();
+    AtomicInteger runFailures = new AtomicInteger();
+    Thread run =
+        new Thread(
+            () -> runFailures.set(execute(List.of("run", "--config", file), context(stop::set))),
+            "training-run");
+    run.setDaemon(true);
+    run.start();
+    int failures = 0;
+    try {
+      if (awaitHealth(adminPort, Duration.ofSeconds(60))) {
+        for (List<String> command :
+            List.of(
+                List.of("status", "--config", file),
+                List.of("status", "--json", "--config", file),
+                List.of("nodes", "--config", file))) {
+          failures += execute(command, context(action -> {}));
+        }
+      } else {
+        System.err.println("archive training: 'run' did not answer on its admin port");
+        failures++;
+      }
+    } finally {
+      Runnable action = stop.get();
+      if (action != null) {
+        action.run();
+      }
+      try {
+        run.join(Duration.ofSeconds(60).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return failures + runFailures.get();
+  }
+
+  private static int execute(List<String> command, CliContext context) {
+    int code = new Cli(context).execute(command.toArray(String[]::new));
+    if (code == Cli.OK) {
+      return 0;
+    }
+    System.err.println("archive training: '" + String.join(" ", command) + "' exited " + code);
+    return 1;
+  }
+
+  /** Whether {@code GET /health} on the loopback port answered 200 within {@code limit}. */
+  private static boolean awaitHealth(int port, Duration limit) {
+    long end = System.nanoTime() + limit.toNanos();
+    while (System.nanoTime() < end) {
+      try {
+        HttpURLConnection c =
+            (HttpURLConnection)
+                URI.create("http://127.0.0.1:" + port + "/health").toURL().openConnection();
+        c.setConnectTimeout(500);
+        c.setReadTimeout(2000);
+        try {
+          if (c.getResponseCode() == 200) {
+            return true;
+          }
+        } finally {
+          c.disconnect();
+        }
+      } catch (IOException e) {
+        // not listening yet
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
   }
 
   /**
@@ -108,8 +191,8 @@ public final class ArchiveTraining {
   }
 
   /**
-   * A loopback port nobody listens on now: {@code status} tries a local daemon there first (and
-   * finds none), {@code run} serves its admin endpoint on it.
+   * A loopback port nobody listens on now: {@code run} serves its admin endpoint on it, and {@code
+   * status} finds the daemon there.
    */
   private static int freePort() throws IOException {
     try (java.net.ServerSocket s =
@@ -141,25 +224,16 @@ public final class ArchiveTraining {
   }
 
   /**
-   * Answers discarded, errors on stderr, logging configured as the real entry point does; {@code
-   * run} is told to stop at once, other commands are never told to stop.
+   * Answers discarded, errors on stderr, logging configured as the real entry point does; the stop
+   * action a command registers ({@code run} does) goes to {@code stopAction}.
    */
-  private static CliContext context(boolean stopAtOnce) {
+  private static CliContext context(Consumer<Runnable> stopAction) {
     return new CliContext(
         System.getenv(),
         new PrintWriter(Writer.nullWriter()),
         new PrintWriter(System.err, true),
         StoreModules::discover,
-        action -> {
-          if (!stopAtOnce) {
-            return;
-          }
-          // 'run' registers its stop action before it opens the store: asked to stop at once, it
-          // still opens the store, starts the scheduler, logs 'started:' and then stops
-          Thread stop = new Thread(action, "training-stop");
-          stop.setDaemon(true);
-          stop.start();
-        },
+        stopAction::accept,
         true,
         Clock.systemUTC());
   }
