@@ -151,12 +151,12 @@ public final class SqlExecutionLog implements ExecutionLog {
   /** A row of {@link #recentStatement}, its columns in the order selected. */
   private static ExecutionRecord toRecord(ResultSet rs) throws SQLException {
     String job = rs.getString(1);
-    Instant fireTime = instant(rs, 2);
+    Instant fireTime = SqlSupport.instant(rs, 2);
     String node = rs.getString(3);
     long fence = rs.getLong(4);
     TriggerKind trigger = TriggerKind.valueOf(rs.getString(5));
-    Instant startedAt = instant(rs, 6);
-    Instant finishedAt = instant(rs, 7);
+    Instant startedAt = SqlSupport.instant(rs, 6);
+    Instant finishedAt = SqlSupport.instant(rs, 7);
     Outcome outcome = Outcome.valueOf(rs.getString(8));
     int exitCode = rs.getInt(9);
     Integer exit = rs.wasNull() ? null : exitCode;
@@ -179,12 +179,6 @@ public final class SqlExecutionLog implements ExecutionLog {
         detail,
         output,
         attempt);
-  }
-
-  /** As {@link Tables#UTC} reads it: the column's wall time is UTC. */
-  private static Instant instant(ResultSet rs, int column) throws SQLException {
-    LocalDateTime local = rs.getObject(column, LocalDateTime.class);
-    return local == null ? null : local.toInstant(ZoneOffset.UTC);
   }
 
   /**

@@ -23,6 +23,7 @@ import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.Pause;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,10 +32,11 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
-import org.jooq.SelectJoinStep;
+import org.jooq.conf.ParamType;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
@@ -68,6 +70,8 @@ public final class SqlLeaseStore implements LeaseStore {
   private final SqlDialect sql;
   private final ClaimAnswers answers;
   private final AutoCloseable resources;
+  private final String inspectOne;
+  private final String listAll;
 
   /**
    * @param dataSource connections in autocommit whose session time zone is UTC (as the store's
@@ -80,6 +84,8 @@ public final class SqlLeaseStore implements LeaseStore {
     this.sql = dialect;
     this.answers = new ClaimAnswers(sql);
     this.resources = resources;
+    this.inspectOne = selectState(LOCK_KEY.eq(DSL.param("name", String.class)));
+    this.listAll = selectState(LOCK_KEY.ne(DSL.param("floor", String.class)));
   }
 
   @Override
@@ -327,8 +333,9 @@ public final class SqlLeaseStore implements LeaseStore {
   public Optional<LeaseState> inspect(String name) {
     LeaseArguments.name(name);
     try {
-      return selectState().where(LOCK_KEY.eq(name)).fetchOptional(SqlLeaseStore::state);
-    } catch (DataAccessException e) {
+      List<LeaseState> states = states(inspectOne, name);
+      return states.isEmpty() ? Optional.empty() : Optional.of(states.get(0));
+    } catch (SQLException e) {
       throw SqlSupport.failure("inspect of " + name, e);
     }
   }
@@ -369,18 +376,23 @@ public final class SqlLeaseStore implements LeaseStore {
   public List<LeaseState> list() {
     try {
       // sorted here: the database's collation need not order names the way Java does
-      return selectState().where(LOCK_KEY.ne(SqlForget.FLOOR)).fetch(SqlLeaseStore::state).stream()
+      return states(listAll, SqlForget.FLOOR).stream()
           .sorted(Comparator.comparing(LeaseState::name))
           .toList();
-    } catch (DataAccessException e) {
+    } catch (SQLException e) {
       throw SqlSupport.failure("list", e);
     }
   }
 
   private static final Field<Boolean> HELD = DSL.field(LEASE_UNTIL.gt(NOW)).as("held");
 
-  /** {@code held} is decided by the database's clock in the same statement. */
-  private SelectJoinStep<? extends Record> selectState() {
+  /**
+   * The lease states' SELECT with {@code condition}, rendered once by jOOQ for the dialect and run
+   * through JDBC ({@link #states}): {@code list} runs every few seconds on every daemon (its node
+   * record says what it holds), where building and rendering the query each time cost more CPU than
+   * the database's answer. {@code held} is decided by the database's clock in the same statement.
+   */
+  private String selectState(Condition condition) {
     return db.select(
             LOCK_KEY,
             HOLDER,
@@ -392,24 +404,46 @@ public final class SqlLeaseStore implements LeaseStore {
             PAUSED_BY,
             PAUSED_REASON,
             PAUSE_STOP)
-        .from(LOCK);
+        .from(LOCK)
+        .where(condition)
+        .getSQL(ParamType.INDEXED);
   }
 
-  private static LeaseState state(Record r) {
+  /** The rows of {@code statement} (one of {@link #selectState}'s) for its one argument. */
+  private List<LeaseState> states(String statement, String name) throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(statement)) {
+      ps.setString(1, name);
+      List<LeaseState> states = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          states.add(state(rs));
+        }
+      }
+      return states;
+    }
+  }
+
+  /** A row of {@link #selectState}, its columns in the order selected. */
+  private static LeaseState state(ResultSet rs) throws SQLException {
+    String name = rs.getString(1);
+    String holder = rs.getString(2);
+    Instant leaseUntil = SqlSupport.instant(rs, 3);
+    Instant lastFire = SqlSupport.instant(rs, 4);
+    long fence = rs.getLong(5);
+    boolean held = rs.getBoolean(6);
+    Instant pausedAt = SqlSupport.instant(rs, 7);
+    String pausedBy = rs.getString(8);
+    String pausedReason = rs.getString(9);
+    boolean pauseStop = rs.getInt(10) == 1;
     return new LeaseState(
-        r.get(LOCK_KEY),
-        r.get(HOLDER),
-        r.get(LEASE_UNTIL),
-        r.get(LAST_FIRE),
-        r.get(FENCE),
-        Boolean.TRUE.equals(r.get(HELD)),
-        r.get(PAUSED_AT) == null
-            ? null
-            : new Pause(
-                r.get(PAUSED_AT),
-                r.get(PAUSED_BY),
-                r.get(PAUSED_REASON),
-                Integer.valueOf(1).equals(r.get(PAUSE_STOP))));
+        name,
+        holder,
+        leaseUntil,
+        lastFire,
+        fence,
+        held,
+        pausedAt == null ? null : new Pause(pausedAt, pausedBy, pausedReason, pauseStop));
   }
 
   @Override

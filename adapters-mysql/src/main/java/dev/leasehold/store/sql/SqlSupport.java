@@ -3,9 +3,13 @@ package dev.leasehold.store.sql;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.ConnectFailures;
 import java.net.ConnectException;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -67,5 +71,14 @@ final class SqlSupport {
     }
     String reason = connection ? ConnectFailures.reason(failure, null) : null;
     return reason == null ? failure.getMessage() : "no connection to the database: " + reason;
+  }
+
+  /**
+   * A time column as {@link Tables#UTC} reads it, for statements run through plain JDBC: the
+   * column's wall time is UTC, read as {@code LocalDateTime} (never {@code java.sql.Timestamp}).
+   */
+  static Instant instant(ResultSet rs, int column) throws SQLException {
+    LocalDateTime local = rs.getObject(column, LocalDateTime.class);
+    return local == null ? null : local.toInstant(ZoneOffset.UTC);
   }
 }
