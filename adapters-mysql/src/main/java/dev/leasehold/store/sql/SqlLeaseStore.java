@@ -72,6 +72,7 @@ public final class SqlLeaseStore implements LeaseStore {
   private final AutoCloseable resources;
   private final String inspectOne;
   private final String listAll;
+  private final SqlNodes nodes;
 
   /**
    * @param dataSource connections in autocommit whose session time zone is UTC (as the store's
@@ -86,6 +87,7 @@ public final class SqlLeaseStore implements LeaseStore {
     this.resources = resources;
     this.inspectOne = selectState(LOCK_KEY.eq(DSL.param("name", String.class)));
     this.listAll = selectState(LOCK_KEY.ne(DSL.param("floor", String.class)));
+    this.nodes = new SqlNodes(db, dataSource);
   }
 
   @Override
@@ -364,12 +366,12 @@ public final class SqlLeaseStore implements LeaseStore {
   /** A row of {@code task_node} ({@link SqlNodes}). */
   @Override
   public void publishNode(dev.leasehold.core.lease.NodeRecord node, Duration ttl) {
-    new SqlNodes(db).publish(node, ttl);
+    nodes.publish(node, ttl);
   }
 
   @Override
   public List<dev.leasehold.core.lease.NodeRecord> nodes() {
-    return new SqlNodes(db).read();
+    return nodes.read();
   }
 
   @Override

@@ -11,83 +11,158 @@ import static dev.leasehold.store.sql.Tables.NODE_TABLE;
 import static dev.leasehold.store.sql.Tables.VERSION;
 
 import dev.leasehold.core.lease.NodeRecord;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
+import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
-import org.jooq.exception.DataAccessException;
-import org.jooq.exception.IntegrityConstraintViolationException;
+import org.jooq.UpdateSetMoreStep;
+import org.jooq.conf.ParamType;
+import org.jooq.impl.DSL;
 
 /**
  * Node records in the table {@code task_node} (migration V4): one row per node id, written by an
  * update or, for a node seen the first time, an insert (an insert that loses a race to another
  * client's insert of the same id updates instead). SQL has no expiry of its own: {@link #read}
  * first deletes the rows past {@code kept_until}, then reads the rest.
+ *
+ * <p>Every daemon publishes and reads every few seconds, so the statements are rendered once by
+ * jOOQ for the dialect and run through JDBC: building and rendering them each time cost more CPU
+ * than the database's answers.
  */
 final class SqlNodes {
-  private final DSLContext db;
+  /** The columns every write sets, in the order of the statements' parameters. */
+  private static final List<Field<?>> WRITTEN =
+      List.of(VERSION, NODE_STARTED, LAST_SEEN, EXPIRES_AT, KEPT_UNTIL, JOB_DIGEST, NODE_LEASES);
 
-  SqlNodes(DSLContext db) {
-    this.db = db;
+  private final DataSource dataSource;
+  private final String update;
+  private final String insert;
+  private final String deleteExpired;
+  private final String select;
+
+  SqlNodes(DSLContext db, DataSource dataSource) {
+    this.dataSource = dataSource;
+    UpdateSetMoreStep<Record> set = db.update(NODE_TABLE).set(VERSION, DSL.param(VERSION));
+    for (Field<?> column : WRITTEN.subList(1, WRITTEN.size())) {
+      set = setParameter(set, column);
+    }
+    this.update = set.where(NODE_ID.eq(DSL.param(NODE_ID))).getSQL(ParamType.INDEXED);
+    List<Field<?>> columns = new ArrayList<>(WRITTEN);
+    columns.add(NODE_ID);
+    this.insert =
+        db.insertInto(NODE_TABLE)
+            .columns(columns)
+            .values(columns.stream().map(DSL::param).toList())
+            .getSQL(ParamType.INDEXED);
+    this.deleteExpired =
+        db.deleteFrom(NODE_TABLE)
+            .where(KEPT_UNTIL.le(DSL.param(KEPT_UNTIL)))
+            .getSQL(ParamType.INDEXED);
+    this.select =
+        db.select(NODE_ID, VERSION, NODE_STARTED, LAST_SEEN, EXPIRES_AT, JOB_DIGEST, NODE_LEASES)
+            .from(NODE_TABLE)
+            .getSQL(ParamType.INDEXED);
+  }
+
+  private static <T> UpdateSetMoreStep<Record> setParameter(
+      UpdateSetMoreStep<Record> update, Field<T> column) {
+    return update.set(column, DSL.param(column));
   }
 
   void publish(NodeRecord record, Duration ttl) {
     NodeRecord n = record.publishedFor(ttl);
-    Map<Field<?>, Object> values =
-        Map.of(
-            VERSION, n.version(),
-            NODE_STARTED, n.startedAt(),
-            LAST_SEEN, n.lastSeen(),
-            EXPIRES_AT, n.expiresAt(),
-            KEPT_UNTIL, n.keptUntil(),
-            JOB_DIGEST, n.jobDigest(),
-            NODE_LEASES, String.join("\n", n.leases()));
-    try {
+    try (Connection c = dataSource.getConnection()) {
       for (int attempt = 0; attempt < 3; attempt++) {
-        if (db.update(NODE_TABLE).set(values).where(NODE_ID.eq(n.nodeId())).execute() > 0) {
-          return;
+        try (PreparedStatement ps = c.prepareStatement(update)) {
+          int next = bind(ps, n);
+          ps.setString(next, n.nodeId());
+          if (ps.executeUpdate() > 0) {
+            return;
+          }
         }
-        try {
-          db.insertInto(NODE_TABLE).set(NODE_ID, n.nodeId()).set(values).execute();
+        try (PreparedStatement ps = c.prepareStatement(insert)) {
+          int next = bind(ps, n);
+          ps.setString(next, n.nodeId());
+          ps.executeUpdate();
           return;
-        } catch (IntegrityConstraintViolationException race) {
+        } catch (SQLException e) {
+          if (!SqlSupport.isRace(e)) {
+            throw e;
+          }
           // another client inserted this id meanwhile: update it
         }
       }
-    } catch (DataAccessException e) {
+    } catch (SQLException e) {
       throw SqlSupport.failure("node record", e);
     }
   }
 
+  /** Sets the {@link #WRITTEN} columns from parameter 1 on; returns the next parameter's index. */
+  private static int bind(PreparedStatement ps, NodeRecord n) throws SQLException {
+    ps.setString(1, n.version());
+    ps.setObject(2, utc(n.startedAt()));
+    ps.setObject(3, utc(n.lastSeen()));
+    ps.setObject(4, utc(n.expiresAt()));
+    ps.setObject(5, utc(n.keptUntil()));
+    ps.setString(6, n.jobDigest());
+    ps.setString(7, String.join("\n", n.leases()));
+    return 8;
+  }
+
   List<NodeRecord> read() {
-    try {
-      db.deleteFrom(NODE_TABLE).where(KEPT_UNTIL.le(Instant.now())).execute();
-      return db
-          .select(NODE_ID, VERSION, NODE_STARTED, LAST_SEEN, EXPIRES_AT, JOB_DIGEST, NODE_LEASES)
-          .from(NODE_TABLE)
-          .fetch(SqlNodes::record)
-          .stream()
-          .sorted(Comparator.comparing(NodeRecord::nodeId))
-          .toList();
-    } catch (DataAccessException e) {
+    try (Connection c = dataSource.getConnection()) {
+      try (PreparedStatement ps = c.prepareStatement(deleteExpired)) {
+        ps.setObject(1, utc(Instant.now()));
+        ps.executeUpdate();
+      }
+      List<NodeRecord> records = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(select);
+          ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          records.add(record(rs));
+        }
+      }
+      records.sort(Comparator.comparing(NodeRecord::nodeId));
+      return List.copyOf(records);
+    } catch (SQLException e) {
       throw SqlSupport.failure("node list", e);
     }
   }
 
-  private static NodeRecord record(Record r) {
-    String leases = r.get(NODE_LEASES);
+  /** A row of {@link #select}, its columns in the order selected. */
+  private static NodeRecord record(ResultSet rs) throws SQLException {
+    String nodeId = rs.getString(1);
+    String version = rs.getString(2);
+    Instant startedAt = SqlSupport.instant(rs, 3);
+    Instant lastSeen = SqlSupport.instant(rs, 4);
+    Instant expiresAt = SqlSupport.instant(rs, 5);
+    String jobDigest = rs.getString(6);
+    String leases = rs.getString(7);
     return new NodeRecord(
-        r.get(NODE_ID),
-        r.get(VERSION),
-        r.get(NODE_STARTED),
-        r.get(LAST_SEEN),
-        r.get(JOB_DIGEST),
+        nodeId,
+        version,
+        startedAt,
+        lastSeen,
+        jobDigest,
         leases == null || leases.isEmpty() ? List.of() : Arrays.asList(leases.split("\n")),
-        r.get(EXPIRES_AT));
+        expiresAt);
+  }
+
+  /** As {@link Tables#UTC} binds it: UTC wall time at millisecond precision. */
+  private static LocalDateTime utc(Instant instant) {
+    return LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MILLIS), ZoneOffset.UTC);
   }
 }
