@@ -219,6 +219,15 @@ final class TriggerCommand implements Callable<Integer> {
     return await(backend, request, open, live);
   }
 
+  private void sayTaken(TriggerRequest request, ExecutionRecord taken) {
+    context
+        .err()
+        .printf(
+            "leasehold: request %s of job '%s' taken by %s (fence %d); waiting for its outcome%n",
+            request.id(), job, taken.node(), taken.fence());
+    context.err().flush();
+  }
+
   private int await(
       StoreBackend backend, TriggerRequest request, Duration open, List<String> live) {
     ExecutionLog history = backend.executionLog();
@@ -231,18 +240,18 @@ final class TriggerCommand implements Callable<Integer> {
       try {
         Optional<ExecutionRecord> run = request.runIn(history.recent(job, 50));
         if (run.isPresent()) {
+          if (taken == null) {
+            // a run quicker than one poll: still say who took it, as a slower one does
+            request
+                .takenIn(history.recent(TriggerRequest.QUEUE, 200))
+                .ifPresent(t -> sayTaken(request, t));
+          }
           return outcome(run.get());
         }
         if (taken == null) {
           taken = request.takenIn(history.recent(TriggerRequest.QUEUE, 200)).orElse(null);
           if (taken != null) {
-            context
-                .err()
-                .printf(
-                    "leasehold: request %s of job '%s' taken by %s (fence %d); waiting for its"
-                        + " outcome%n",
-                    request.id(), job, taken.node(), taken.fence());
-            context.err().flush();
+            sayTaken(request, taken);
             nextNodeCheck = now.plus(NODE_CHECK);
           } else if (now.isAfter(takeBy)) {
             context
