@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The SQL layout rules are not vacuous: the fixture {@code
- * dev.leasehold.store.sql.AsksWhichDatabase} (a test class of this module) branches on H2 and calls
- * H2's API, and both rules report it.
+ * dev.leasehold.store.sql.AsksWhichDatabase} (a test class of this module) branches on H2, calls
+ * H2's API and has jOOQ run a query, and each rule reports it.
  */
 class SqlStoreLayoutCanFailTest {
   @Test
@@ -22,7 +22,8 @@ class SqlStoreLayoutCanFailTest {
     for (ArchRule rule :
         new ArchRule[] {
           SqlStoreLayoutTest.onlyTheDialectsAskWhichDatabaseTheyAreOn,
-          SqlStoreLayoutTest.onlyTheH2ClassesUseH2
+          SqlStoreLayoutTest.onlyTheH2ClassesUseH2,
+          SqlStoreLayoutTest.jooqRendersButNeverRunsAStatement
         }) {
       EvaluationResult result = rule.evaluate(fixture);
       assertThat(result.hasViolation()).as(rule.getDescription()).isTrue();

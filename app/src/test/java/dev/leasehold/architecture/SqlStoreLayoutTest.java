@@ -6,6 +6,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaFieldAccess;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
@@ -14,7 +15,9 @@ import java.util.Set;
 /**
  * The SQL store's layout (docs/stores/sql.md): what differs between H2, MariaDB/MySQL and
  * PostgreSQL lives in one dialect class per database, subclasses of {@code SqlDialect}; no other
- * class of the store asks which database it is on, and only the H2 classes use H2's own API.
+ * class of the store asks which database it is on, and only the H2 classes use H2's own API. And
+ * one way to reach the database: every statement runs through JDBC on text fixed when the store
+ * opens (a dialect's own SQL, or rendered once by jOOQ); jOOQ renders but never executes.
  */
 @AnalyzeClasses(packages = "dev.leasehold.store.sql", importOptions = ProductionCodeOnly.class)
 class SqlStoreLayoutTest {
@@ -69,4 +72,22 @@ class SqlStoreLayoutTest {
           .dependOnClassesThat()
           .resideInAPackage("org.h2..")
           .as("only the H2 classes of the SQL store (H2Dialect and its helpers) use H2's API");
+
+  private static final DescribedPredicate<JavaMethodCall> JOOQ_RUNS_A_STATEMENT =
+      DescribedPredicate.describe(
+          "jOOQ running a statement (execute, fetch..., transaction..., batch...)",
+          call ->
+              call.getTargetOwner().getPackageName().startsWith("org.jooq")
+                  && call.getName().matches("execute|fetch.*|transaction.*|batch.*|stream.*"));
+
+  @ArchTest
+  static final ArchRule jooqRendersButNeverRunsAStatement =
+      noClasses()
+          .that()
+          .resideInAPackage(PACKAGE)
+          .should()
+          .callMethodWhere(JOOQ_RUNS_A_STATEMENT)
+          .as(
+              "the SQL store reaches the database one way: JDBC on statements fixed when it opens"
+                  + " (jOOQ only renders them)");
 }

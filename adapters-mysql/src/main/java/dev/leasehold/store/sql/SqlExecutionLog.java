@@ -26,17 +26,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.conf.ParamType;
-import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /**
@@ -49,6 +46,13 @@ public final class SqlExecutionLog implements ExecutionLog {
   private final DSLContext db;
   private final String recentOfJob;
   private final String recentOfAll;
+  private final String finishedBefore;
+  private final String crowdedJobs;
+  private final String newestOfJob;
+  private final String deleteIds;
+
+  /** Ids per DELETE of {@link #prune}. */
+  private static final int DELETE_CHUNK = 100;
 
   /**
    * @param dataSource connections as the store's factory configures them (UTC sessions)
@@ -58,6 +62,30 @@ public final class SqlExecutionLog implements ExecutionLog {
     this.db = SqlSupport.dsl(dataSource, dialect);
     this.recentOfJob = recentStatement(true);
     this.recentOfAll = recentStatement(false);
+    this.finishedBefore =
+        db.select(ID)
+            .from(EXECUTION)
+            .where(FINISHED_AT.lt(DSL.param(FINISHED_AT)))
+            .orderBy(FINISHED_AT)
+            .limit(DSL.param("limit", Integer.class))
+            .getSQL(ParamType.INDEXED);
+    this.crowdedJobs =
+        db.select(JOB)
+            .from(EXECUTION)
+            .groupBy(JOB)
+            .having(DSL.count().gt(DSL.param("max", Integer.class)))
+            .getSQL(ParamType.INDEXED);
+    this.newestOfJob =
+        db.select(ID)
+            .from(EXECUTION)
+            .where(JOB.eq(DSL.param(JOB)))
+            .orderBy(STARTED_AT.desc(), ID.desc())
+            .limit(DSL.param("limit", Integer.class))
+            .getSQL(ParamType.INDEXED);
+    this.deleteIds =
+        db.deleteFrom(EXECUTION)
+            .where(ID.in(Collections.nCopies(DELETE_CHUNK, DSL.param(ID))))
+            .getSQL(ParamType.INDEXED);
   }
 
   /** Plain JDBC, rendered once: one INSERT per run, on every firing's path. */
@@ -72,12 +100,12 @@ public final class SqlExecutionLog implements ExecutionLog {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(INSERT)) {
       ps.setString(1, r.job());
-      ps.setObject(2, utc(r.fireTime()));
+      ps.setObject(2, SqlSupport.utc(r.fireTime()));
       ps.setString(3, r.node());
       ps.setLong(4, r.fence());
       ps.setString(5, r.trigger().name());
-      ps.setObject(6, utc(r.startedAt()));
-      ps.setObject(7, utc(r.finishedAt()));
+      ps.setObject(6, SqlSupport.utc(r.startedAt()));
+      ps.setObject(7, SqlSupport.utc(r.finishedAt()));
       ps.setString(8, r.outcome().name());
       if (r.exitCode() == null) {
         ps.setNull(9, Types.INTEGER);
@@ -91,11 +119,6 @@ public final class SqlExecutionLog implements ExecutionLog {
     } catch (SQLException e) {
       throw SqlSupport.failure("recording an execution of " + r.job(), e);
     }
-  }
-
-  /** As {@link Tables#UTC} binds it: UTC wall time at millisecond precision. */
-  private static LocalDateTime utc(Instant instant) {
-    return LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MILLIS), ZoneOffset.UTC);
   }
 
   /**
@@ -193,45 +216,75 @@ public final class SqlExecutionLog implements ExecutionLog {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, got " + limit);
     }
-    try {
-      int removed =
-          delete(
-              db.select(ID)
-                  .from(EXECUTION)
-                  .where(FINISHED_AT.lt(retention.cutoff(now)))
-                  .orderBy(FINISHED_AT)
-                  .limit(limit)
-                  .fetch(ID));
+    try (Connection c = dataSource.getConnection()) {
+      List<Long> expired;
+      try (PreparedStatement ps = c.prepareStatement(finishedBefore)) {
+        ps.setObject(1, SqlSupport.utc(retention.cutoff(now)));
+        ps.setInt(2, limit);
+        expired = column(ps, rs -> rs.getLong(1));
+      }
+      int removed = delete(c, expired);
       if (removed == limit) {
         return removed;
       }
-      List<String> crowded =
-          db.select(JOB)
-              .from(EXECUTION)
-              .groupBy(JOB)
-              .having(DSL.count().gt(retention.maxPerJob()))
-              .fetch(JOB);
+      List<String> crowded;
+      try (PreparedStatement ps = c.prepareStatement(crowdedJobs)) {
+        ps.setInt(1, retention.maxPerJob());
+        crowded = column(ps, rs -> rs.getString(1));
+      }
       for (String job : crowded) {
+        List<Long> newest;
+        try (PreparedStatement ps = c.prepareStatement(newestOfJob)) {
+          ps.setString(1, job);
+          ps.setInt(
+              2, (int) Math.min(Integer.MAX_VALUE, (long) retention.maxPerJob() + limit - removed));
+          newest = column(ps, rs -> rs.getLong(1));
+        }
+        // the job's newest max-per-job rows stay; those after them go (an OFFSET would say the
+        // same, but its parameter comes before or after LIMIT's depending on the database)
         removed +=
             delete(
-                db.select(ID)
-                    .from(EXECUTION)
-                    .where(JOB.eq(job))
-                    .orderBy(STARTED_AT.desc(), ID.desc())
-                    .limit(limit - removed)
-                    .offset(retention.maxPerJob())
-                    .fetch(ID));
+                c, newest.subList(Math.min(retention.maxPerJob(), newest.size()), newest.size()));
         if (removed == limit) {
           break;
         }
       }
       return removed;
-    } catch (DataAccessException e) {
+    } catch (SQLException e) {
       throw SqlSupport.failure("pruning the execution history", e);
     }
   }
 
-  private int delete(List<Long> ids) {
-    return ids.isEmpty() ? 0 : db.deleteFrom(EXECUTION).where(ID.in(ids)).execute();
+  /** A column of the rows {@code ps} selects. */
+  private static <T> List<T> column(PreparedStatement ps, Column<T> read) throws SQLException {
+    List<T> values = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        values.add(read.get(rs));
+      }
+    }
+    return values;
+  }
+
+  @FunctionalInterface
+  private interface Column<T> {
+    T get(ResultSet rs) throws SQLException;
+  }
+
+  /**
+   * Deletes {@code ids} by primary key, {@value #DELETE_CHUNK} at a time through one statement
+   * rendered once (a shorter last chunk repeats its last id, which deletes nothing twice).
+   */
+  private int delete(Connection c, List<Long> ids) throws SQLException {
+    int deleted = 0;
+    try (PreparedStatement ps = c.prepareStatement(deleteIds)) {
+      for (int from = 0; from < ids.size(); from += DELETE_CHUNK) {
+        for (int k = 0; k < DELETE_CHUNK; k++) {
+          ps.setLong(k + 1, ids.get(Math.min(from + k, ids.size() - 1)));
+        }
+        deleted += ps.executeUpdate();
+      }
+    }
+    return deleted;
   }
 }

@@ -12,9 +12,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
-import org.jooq.Record1;
+import org.jooq.Param;
+import org.jooq.conf.ParamType;
 import org.jooq.impl.DSL;
 
 /**
@@ -32,35 +34,73 @@ final class SqlForget {
   /** The floor row's key: {@code _leasehold.} names are never a job's. */
   static final String FLOOR = "_leasehold.forgotten-fences";
 
-  private SqlForget() {}
+  private final String lockForgettable;
+  private final String deleteForgettable;
+  private final String raiseFloor;
+  private final String makeFloor;
 
-  private static Condition forgettable(String name) {
-    return LOCK_KEY.eq(name).and(LEASE_UNTIL.le(NOW)).and(PAUSED_AT.isNull());
+  /** Renders the statements once for {@code db}'s dialect; they run through JDBC. */
+  SqlForget(DSLContext db) {
+    Param<String> key = DSL.param(LOCK_KEY);
+    Condition forgettable = LOCK_KEY.eq(key).and(LEASE_UNTIL.le(NOW)).and(PAUSED_AT.isNull());
+    this.lockForgettable =
+        db.select(FENCE).from(LOCK).where(forgettable).forUpdate().getSQL(ParamType.INDEXED);
+    this.deleteForgettable = db.deleteFrom(LOCK).where(forgettable).getSQL(ParamType.INDEXED);
+    this.raiseFloor =
+        db.update(LOCK)
+            .set(FENCE, DSL.greatest(FENCE, DSL.param(FENCE)))
+            .where(LOCK_KEY.eq(DSL.inline(FLOOR)))
+            .getSQL(ParamType.INDEXED);
+    this.makeFloor =
+        db.insertInto(LOCK, LOCK_KEY, FENCE, LEASE_UNTIL)
+            .select(DSL.select(DSL.inline(FLOOR), DSL.param(FENCE), NOW))
+            .getSQL(ParamType.INDEXED);
   }
 
-  static boolean forget(DSLContext db, String name) {
+  /** In one transaction on one connection of {@code dataSource}; see the class comment. */
+  boolean forget(DataSource dataSource, String name) throws SQLException {
     if (FLOOR.equals(name)) {
       return false;
     }
-    return db.transactionResult(
-        cfg -> {
-          DSLContext tx = DSL.using(cfg);
-          Record1<Long> row =
-              tx.select(FENCE).from(LOCK).where(forgettable(name)).forUpdate().fetchOne();
-          if (row == null) {
-            return false;
-          }
-          if (tx.deleteFrom(LOCK).where(forgettable(name)).execute() == 0) {
-            return false;
-          }
-          if (!StoreSelfCheck.isScratch(name)) {
-            raiseFloor(tx, row.value1());
-          }
-          // the delete's trigger kept the row's fence and watermark: a forgotten name starts
-          // afresh, its fence above the floor
-          SqlHighWater.forget(tx, name);
-          return true;
-        });
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        boolean forgotten = forget(c, name);
+        c.commit();
+        return forgotten;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  private boolean forget(Connection c, String name) throws SQLException {
+    long fence;
+    try (PreparedStatement ps = c.prepareStatement(lockForgettable)) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return false;
+        }
+        fence = rs.getLong(1);
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement(deleteForgettable)) {
+      ps.setString(1, name);
+      if (ps.executeUpdate() == 0) {
+        return false;
+      }
+    }
+    if (!StoreSelfCheck.isScratch(name)) {
+      raiseFloor(c, fence);
+    }
+    // the delete's trigger kept the row's fence and watermark: a forgotten name starts afresh,
+    // its fence above the floor
+    SqlHighWater.forget(c, name);
+    return true;
   }
 
   /**
@@ -68,16 +108,16 @@ final class SqlForget {
    * at once: the primary key refuses one, whose transaction rolls back (its row stays, to be
    * forgotten at a later prune).
    */
-  private static void raiseFloor(DSLContext tx, long fence) {
-    int raised =
-        tx.update(LOCK)
-            .set(FENCE, DSL.greatest(FENCE, DSL.val(fence)))
-            .where(LOCK_KEY.eq(FLOOR))
-            .execute();
-    if (raised == 0) {
-      tx.insertInto(LOCK, LOCK_KEY, FENCE, LEASE_UNTIL)
-          .select(DSL.select(DSL.val(FLOOR), DSL.val(fence), NOW))
-          .execute();
+  private void raiseFloor(Connection c, long fence) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(raiseFloor)) {
+      ps.setLong(1, fence);
+      if (ps.executeUpdate() > 0) {
+        return;
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement(makeFloor)) {
+      ps.setLong(1, fence);
+      ps.executeUpdate();
     }
   }
 

@@ -1,7 +1,5 @@
 package dev.leasehold.store.sql;
 
-import static dev.leasehold.store.sql.Tables.LOCK_KEY;
-
 import dev.leasehold.core.store.StoreSelfCheck;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -9,8 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDateTime;
-import org.jooq.DSLContext;
-import org.jooq.impl.DSL;
 
 /**
  * What a name's first claim restores from when its lease row went away: the highest fence and
@@ -37,6 +33,8 @@ final class SqlHighWater {
       "SELECT fence, last_fire, 1 FROM "
           + TABLE
           + " WHERE lock_key = ? UNION ALL SELECT fence, NULL, 0 FROM task_lock WHERE lock_key = ?";
+
+  private static final String FORGET = "DELETE FROM " + TABLE + " WHERE lock_key = ?";
 
   /**
    * The marks of {@code name}. A database whose schema has no high-water table (a table made by
@@ -72,8 +70,11 @@ final class SqlHighWater {
   }
 
   /** In {@code forget}'s transaction, after the row went: the name starts afresh. */
-  static void forget(DSLContext tx, String name) {
-    tx.deleteFrom(DSL.table(DSL.unquotedName(TABLE))).where(LOCK_KEY.eq(name)).execute();
+  static void forget(Connection c, String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(FORGET)) {
+      ps.setString(1, name);
+      ps.executeUpdate();
+    }
   }
 
   /** "Table not found": SQLState 42S02 (H2, MariaDB/MySQL) or 42P01 (PostgreSQL). */

@@ -35,9 +35,10 @@ import javax.sql.DataSource;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Param;
 import org.jooq.Record;
+import org.jooq.UpdateSetMoreStep;
 import org.jooq.conf.ParamType;
-import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +74,12 @@ public final class SqlLeaseStore implements LeaseStore {
   private final String inspectOne;
   private final String listAll;
   private final SqlNodes nodes;
+  private final SqlForget forgetting;
+  private final String pauseRow;
+  private final String pauseNewRow;
+  private final String pauseOfRow;
+  private final String resumeUnfired;
+  private final String resumeFired;
 
   /**
    * @param dataSource connections in autocommit whose session time zone is UTC (as the store's
@@ -88,6 +95,42 @@ public final class SqlLeaseStore implements LeaseStore {
     this.inspectOne = selectState(LOCK_KEY.eq(DSL.param("name", String.class)));
     this.listAll = selectState(LOCK_KEY.ne(DSL.param("floor", String.class)));
     this.nodes = new SqlNodes(db, dataSource);
+    this.forgetting = new SqlForget(db);
+    Param<String> key = DSL.param(LOCK_KEY);
+    Param<String> by = DSL.param(PAUSED_BY);
+    Param<String> reason = DSL.param(PAUSED_REASON);
+    Param<Integer> stop = DSL.param(PAUSE_STOP);
+    this.pauseRow =
+        db.update(LOCK)
+            .set(PAUSED_AT, DSL.coalesce(PAUSED_AT, NOW))
+            .set(PAUSED_BY, by)
+            .set(PAUSED_REASON, reason)
+            .set(PAUSE_STOP, stop)
+            .where(LOCK_KEY.eq(key))
+            .getSQL(ParamType.INDEXED);
+    this.pauseNewRow =
+        db.insertInto(LOCK)
+            .set(LOCK_KEY, key)
+            .set(FENCE, DSL.inline(0L))
+            .set(LEASE_UNTIL, NOW)
+            .set(PAUSED_AT, NOW)
+            .set(PAUSED_BY, by)
+            .set(PAUSED_REASON, reason)
+            .set(PAUSE_STOP, stop)
+            .getSQL(ParamType.INDEXED);
+    this.pauseOfRow =
+        db.select(PAUSED_AT, LAST_FIRE, PAUSED_FIRE)
+            .from(LOCK)
+            .where(LOCK_KEY.eq(key))
+            .getSQL(ParamType.INDEXED);
+    Condition paused = LOCK_KEY.eq(key).and(PAUSED_AT.isNotNull());
+    this.resumeUnfired =
+        unpause(db).where(paused.and(LAST_FIRE.isNull())).getSQL(ParamType.INDEXED);
+    this.resumeFired =
+        unpause(db)
+            .set(LAST_FIRE, DSL.param(LAST_FIRE))
+            .where(paused.and(LAST_FIRE.eq(DSL.param(LAST_FIRE))))
+            .getSQL(ParamType.INDEXED);
   }
 
   @Override
@@ -246,6 +289,15 @@ public final class SqlLeaseStore implements LeaseStore {
     return true;
   }
 
+  /** The columns a resume clears; then the watermark, and the guard. */
+  private static UpdateSetMoreStep<Record> unpause(DSLContext db) {
+    return db.update(LOCK)
+        .set(PAUSED_AT, DSL.castNull(PAUSED_AT))
+        .set(PAUSED_BY, DSL.castNull(PAUSED_BY))
+        .set(PAUSED_REASON, DSL.castNull(PAUSED_REASON))
+        .set(PAUSE_STOP, DSL.inline(0));
+  }
+
   /**
    * One conditional {@code UPDATE} of the name's row (the first pause keeps its {@code paused_at});
    * a name without a row gets one, free and never claimed, by an {@code INSERT} (a racing insert of
@@ -257,39 +309,43 @@ public final class SqlLeaseStore implements LeaseStore {
     LeaseArguments.name(name);
     Pause.check(by, reason);
     try {
+      markPaused(name, by, reason, stopRunning);
+    } catch (SQLException e) {
+      throw SqlSupport.failure("pause of " + name, e);
+    }
+    // read on its own connection, after the pause's went back to the pool
+    return inspect(name)
+        .map(LeaseState::pause)
+        .orElseThrow(() -> new LeaseStoreException("SQL store: pause of " + name + " lost"));
+  }
+
+  private void markPaused(String name, String by, String reason, boolean stopRunning)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
       for (int attempt = 1; ; attempt++) {
-        int changed =
-            db.update(LOCK)
-                .set(PAUSED_AT, DSL.coalesce(PAUSED_AT, NOW))
-                .set(PAUSED_BY, by)
-                .set(PAUSED_REASON, reason)
-                .set(PAUSE_STOP, stopRunning ? 1 : 0)
-                .where(LOCK_KEY.eq(name))
-                .execute();
-        if (changed == 0) {
-          try {
-            db.insertInto(LOCK)
-                .set(LOCK_KEY, name)
-                .set(FENCE, 0L)
-                .set(LEASE_UNTIL, NOW)
-                .set(PAUSED_AT, NOW)
-                .set(PAUSED_BY, by)
-                .set(PAUSED_REASON, reason)
-                .set(PAUSE_STOP, stopRunning ? 1 : 0)
-                .execute();
-          } catch (org.jooq.exception.IntegrityConstraintViolationException e) {
-            if (attempt < 3) {
-              continue; // another client made the row first: pause it by the update
-            }
-            throw e;
+        try (PreparedStatement ps = c.prepareStatement(pauseRow)) {
+          ps.setString(1, by);
+          ps.setString(2, reason);
+          ps.setInt(3, stopRunning ? 1 : 0);
+          ps.setString(4, name);
+          if (ps.executeUpdate() > 0) {
+            return;
           }
         }
-        return inspect(name)
-            .map(LeaseState::pause)
-            .orElseThrow(() -> new LeaseStoreException("SQL store: pause of " + name + " lost"));
+        try (PreparedStatement ps = c.prepareStatement(pauseNewRow)) {
+          ps.setString(1, name);
+          ps.setString(2, by);
+          ps.setString(3, reason);
+          ps.setInt(4, stopRunning ? 1 : 0);
+          ps.executeUpdate();
+          return;
+        } catch (SQLException e) {
+          if (attempt >= 3 || !SqlSupport.isRace(e)) {
+            throw e;
+          }
+          // another client made the row first: pause it by the update
+        }
       }
-    } catch (DataAccessException e) {
-      throw SqlSupport.failure("pause of " + name, e);
     }
   }
 
@@ -301,32 +357,41 @@ public final class SqlLeaseStore implements LeaseStore {
   @Override
   public boolean resume(String name, boolean catchUp) {
     LeaseArguments.name(name);
-    try {
+    try (Connection c = dataSource.getConnection()) {
       while (true) {
-        Record row =
-            db.select(PAUSED_AT, LAST_FIRE, PAUSED_FIRE)
-                .from(LOCK)
-                .where(LOCK_KEY.eq(name))
-                .fetchOne();
-        if (row == null || row.get(PAUSED_AT) == null) {
+        Instant pausedAt;
+        Instant last;
+        Instant pausedFire;
+        try (PreparedStatement ps = c.prepareStatement(pauseOfRow)) {
+          ps.setString(1, name);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next()) {
+              return false;
+            }
+            pausedAt = SqlSupport.instant(rs, 1);
+            last = SqlSupport.instant(rs, 2);
+            pausedFire = SqlSupport.instant(rs, 3);
+          }
+        }
+        if (pausedAt == null) {
           return false;
         }
-        Instant last = row.get(LAST_FIRE);
-        boolean rollBack = catchUp && last != null && last.equals(row.get(PAUSED_FIRE));
-        var update =
-            db.update(LOCK)
-                .set(PAUSED_AT, (Instant) null)
-                .set(PAUSED_BY, (String) null)
-                .set(PAUSED_REASON, (String) null)
-                .set(PAUSE_STOP, 0)
-                .set(LAST_FIRE, rollBack ? last.minusMillis(1) : last);
-        org.jooq.Condition guard = LOCK_KEY.eq(name).and(PAUSED_AT.isNotNull());
-        guard = last == null ? guard.and(LAST_FIRE.isNull()) : guard.and(LAST_FIRE.eq(last));
-        if (update.where(guard).execute() == 1) {
-          return true;
+        boolean rollBack = catchUp && last != null && last.equals(pausedFire);
+        try (PreparedStatement ps =
+            c.prepareStatement(last == null ? resumeUnfired : resumeFired)) {
+          if (last == null) {
+            ps.setString(1, name);
+          } else {
+            ps.setObject(1, SqlSupport.utc(rollBack ? last.minusMillis(1) : last));
+            ps.setString(2, name);
+            ps.setObject(3, SqlSupport.utc(last));
+          }
+          if (ps.executeUpdate() == 1) {
+            return true;
+          }
         }
       }
-    } catch (DataAccessException e) {
+    } catch (SQLException e) {
       throw SqlSupport.failure("resume of " + name, e);
     }
   }
@@ -352,8 +417,8 @@ public final class SqlLeaseStore implements LeaseStore {
   public boolean forget(String name) {
     LeaseArguments.name(name);
     try {
-      return SqlForget.forget(db, name);
-    } catch (DataAccessException e) {
+      return forgetting.forget(dataSource, name);
+    } catch (SQLException e) {
       throw SqlSupport.failure("forget of " + name, e);
     }
   }

@@ -17,9 +17,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -113,10 +110,10 @@ final class SqlNodes {
   /** Sets the {@link #WRITTEN} columns from parameter 1 on; returns the next parameter's index. */
   private static int bind(PreparedStatement ps, NodeRecord n) throws SQLException {
     ps.setString(1, n.version());
-    ps.setObject(2, utc(n.startedAt()));
-    ps.setObject(3, utc(n.lastSeen()));
-    ps.setObject(4, utc(n.expiresAt()));
-    ps.setObject(5, utc(n.keptUntil()));
+    ps.setObject(2, SqlSupport.utc(n.startedAt()));
+    ps.setObject(3, SqlSupport.utc(n.lastSeen()));
+    ps.setObject(4, SqlSupport.utc(n.expiresAt()));
+    ps.setObject(5, SqlSupport.utc(n.keptUntil()));
     ps.setString(6, n.jobDigest());
     ps.setString(7, String.join("\n", n.leases()));
     return 8;
@@ -125,7 +122,7 @@ final class SqlNodes {
   List<NodeRecord> read() {
     try (Connection c = dataSource.getConnection()) {
       try (PreparedStatement ps = c.prepareStatement(deleteExpired)) {
-        ps.setObject(1, utc(Instant.now()));
+        ps.setObject(1, SqlSupport.utc(Instant.now()));
         ps.executeUpdate();
       }
       List<NodeRecord> records = new ArrayList<>();
@@ -159,10 +156,5 @@ final class SqlNodes {
         jobDigest,
         leases == null || leases.isEmpty() ? List.of() : Arrays.asList(leases.split("\n")),
         expiresAt);
-  }
-
-  /** As {@link Tables#UTC} binds it: UTC wall time at millisecond precision. */
-  private static LocalDateTime utc(Instant instant) {
-    return LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MILLIS), ZoneOffset.UTC);
   }
 }

@@ -4,22 +4,24 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
-import org.jooq.DSLContext;
-import org.jooq.exception.DataAccessException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 
 /** An opened SQL store: leases and history on one connection pool, closed together. */
 final class SqlStoreBackend implements StoreBackend {
   private final HikariDataSource pool;
   private final SqlLeaseStore leaseStore;
   private final SqlExecutionLog executionLog;
-  private final DSLContext db;
+  private final String ping;
 
   SqlStoreBackend(HikariDataSource pool, SqlDialect dialect) {
     this.pool = pool;
     // the pool belongs to the backend: closing the lease store alone leaves it open
     this.leaseStore = new SqlLeaseStore(pool, dialect, () -> {});
     this.executionLog = new SqlExecutionLog(pool, dialect.jooq);
-    this.db = SqlSupport.dsl(pool, dialect.jooq);
+    this.ping = SqlSupport.dsl(pool, dialect.jooq).selectOne().getSQL();
   }
 
   @Override
@@ -34,9 +36,11 @@ final class SqlStoreBackend implements StoreBackend {
 
   @Override
   public void ping() {
-    try {
-      db.selectOne().fetch();
-    } catch (DataAccessException e) {
+    try (Connection c = pool.getConnection();
+        PreparedStatement ps = c.prepareStatement(ping);
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+    } catch (SQLException e) {
       throw SqlSupport.failure("ping", e);
     }
   }

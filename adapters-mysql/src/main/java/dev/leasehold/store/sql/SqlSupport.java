@@ -10,6 +10,7 @@ import java.sql.SQLTransientConnectionException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -80,5 +81,10 @@ final class SqlSupport {
   static Instant instant(ResultSet rs, int column) throws SQLException {
     LocalDateTime local = rs.getObject(column, LocalDateTime.class);
     return local == null ? null : local.toInstant(ZoneOffset.UTC);
+  }
+
+  /** An instant as {@link Tables#UTC} binds it: UTC wall time at millisecond precision. */
+  static LocalDateTime utc(Instant instant) {
+    return LocalDateTime.ofInstant(instant.truncatedTo(ChronoUnit.MILLIS), ZoneOffset.UTC);
   }
 }
