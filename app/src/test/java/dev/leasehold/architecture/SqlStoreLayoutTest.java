@@ -16,8 +16,8 @@ import java.util.Set;
  * The SQL store's layout (docs/stores/sql.md): what differs between H2, MariaDB/MySQL and
  * PostgreSQL lives in one dialect class per database, subclasses of {@code SqlDialect}; no other
  * class of the store asks which database it is on, and only the H2 classes use H2's own API. And
- * one way to reach the database: every statement runs through JDBC on text fixed when the store
- * opens (a dialect's own SQL, or rendered once by jOOQ); jOOQ renders but never executes.
+ * one way to reach the database: every statement runs through JDBC on text fixed once per store (a
+ * dialect's own SQL, or rendered once by jOOQ); jOOQ renders but never executes.
  */
 @AnalyzeClasses(packages = "dev.leasehold.store.sql", importOptions = ProductionCodeOnly.class)
 class SqlStoreLayoutTest {
@@ -88,6 +88,6 @@ class SqlStoreLayoutTest {
           .should()
           .callMethodWhere(JOOQ_RUNS_A_STATEMENT)
           .as(
-              "the SQL store reaches the database one way: JDBC on statements fixed when it opens"
+              "the SQL store reaches the database one way: JDBC on statements fixed once per store"
                   + " (jOOQ only renders them)");
 }

@@ -44,12 +44,12 @@ import org.jooq.impl.DSL;
 public final class SqlExecutionLog implements ExecutionLog {
   private final DataSource dataSource;
   private final DSLContext db;
-  private final String recentOfJob;
-  private final String recentOfAll;
-  private final String finishedBefore;
-  private final String crowdedJobs;
-  private final String newestOfJob;
-  private final String deleteIds;
+  private final Rendered recentOfJob;
+  private final Rendered recentOfAll;
+  private final Rendered finishedBefore;
+  private final Rendered crowdedJobs;
+  private final Rendered newestOfJob;
+  private final Rendered deleteIds;
 
   /** Ids per DELETE of {@link #prune}. */
   private static final int DELETE_CHUNK = 100;
@@ -60,32 +60,40 @@ public final class SqlExecutionLog implements ExecutionLog {
   public SqlExecutionLog(DataSource dataSource, SQLDialect dialect) {
     this.dataSource = dataSource;
     this.db = SqlSupport.dsl(dataSource, dialect);
-    this.recentOfJob = recentStatement(true);
-    this.recentOfAll = recentStatement(false);
+    this.recentOfJob = Rendered.by(() -> recentStatement(true));
+    this.recentOfAll = Rendered.by(() -> recentStatement(false));
     this.finishedBefore =
-        db.select(ID)
-            .from(EXECUTION)
-            .where(FINISHED_AT.lt(DSL.param(FINISHED_AT)))
-            .orderBy(FINISHED_AT)
-            .limit(DSL.param("limit", Integer.class))
-            .getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                db.select(ID)
+                    .from(EXECUTION)
+                    .where(FINISHED_AT.lt(DSL.param(FINISHED_AT)))
+                    .orderBy(FINISHED_AT)
+                    .limit(DSL.param("limit", Integer.class))
+                    .getSQL(ParamType.INDEXED));
     this.crowdedJobs =
-        db.select(JOB)
-            .from(EXECUTION)
-            .groupBy(JOB)
-            .having(DSL.count().gt(DSL.param("max", Integer.class)))
-            .getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                db.select(JOB)
+                    .from(EXECUTION)
+                    .groupBy(JOB)
+                    .having(DSL.count().gt(DSL.param("max", Integer.class)))
+                    .getSQL(ParamType.INDEXED));
     this.newestOfJob =
-        db.select(ID)
-            .from(EXECUTION)
-            .where(JOB.eq(DSL.param(JOB)))
-            .orderBy(STARTED_AT.desc(), ID.desc())
-            .limit(DSL.param("limit", Integer.class))
-            .getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                db.select(ID)
+                    .from(EXECUTION)
+                    .where(JOB.eq(DSL.param(JOB)))
+                    .orderBy(STARTED_AT.desc(), ID.desc())
+                    .limit(DSL.param("limit", Integer.class))
+                    .getSQL(ParamType.INDEXED));
     this.deleteIds =
-        db.deleteFrom(EXECUTION)
-            .where(ID.in(Collections.nCopies(DELETE_CHUNK, DSL.param(ID))))
-            .getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                db.deleteFrom(EXECUTION)
+                    .where(ID.in(Collections.nCopies(DELETE_CHUNK, DSL.param(ID))))
+                    .getSQL(ParamType.INDEXED));
   }
 
   /** Plain JDBC, rendered once: one INSERT per run, on every firing's path. */
@@ -153,7 +161,8 @@ public final class SqlExecutionLog implements ExecutionLog {
       throw new IllegalArgumentException("limit must be at least 1, got " + limit);
     }
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(job == null ? recentOfAll : recentOfJob)) {
+        PreparedStatement ps =
+            c.prepareStatement((job == null ? recentOfAll : recentOfJob).get())) {
       int index = 1;
       if (job != null) {
         ps.setString(index++, job);
@@ -218,7 +227,7 @@ public final class SqlExecutionLog implements ExecutionLog {
     }
     try (Connection c = dataSource.getConnection()) {
       List<Long> expired;
-      try (PreparedStatement ps = c.prepareStatement(finishedBefore)) {
+      try (PreparedStatement ps = c.prepareStatement(finishedBefore.get())) {
         ps.setObject(1, SqlSupport.utc(retention.cutoff(now)));
         ps.setInt(2, limit);
         expired = column(ps, rs -> rs.getLong(1));
@@ -228,13 +237,13 @@ public final class SqlExecutionLog implements ExecutionLog {
         return removed;
       }
       List<String> crowded;
-      try (PreparedStatement ps = c.prepareStatement(crowdedJobs)) {
+      try (PreparedStatement ps = c.prepareStatement(crowdedJobs.get())) {
         ps.setInt(1, retention.maxPerJob());
         crowded = column(ps, rs -> rs.getString(1));
       }
       for (String job : crowded) {
         List<Long> newest;
-        try (PreparedStatement ps = c.prepareStatement(newestOfJob)) {
+        try (PreparedStatement ps = c.prepareStatement(newestOfJob.get())) {
           ps.setString(1, job);
           ps.setInt(
               2, (int) Math.min(Integer.MAX_VALUE, (long) retention.maxPerJob() + limit - removed));
@@ -277,7 +286,7 @@ public final class SqlExecutionLog implements ExecutionLog {
    */
   private int delete(Connection c, List<Long> ids) throws SQLException {
     int deleted = 0;
-    try (PreparedStatement ps = c.prepareStatement(deleteIds)) {
+    try (PreparedStatement ps = c.prepareStatement(deleteIds.get())) {
       for (int from = 0; from < ids.size(); from += DELETE_CHUNK) {
         for (int k = 0; k < DELETE_CHUNK; k++) {
           ps.setLong(k + 1, ids.get(Math.min(from + k, ids.size() - 1)));

@@ -34,27 +34,38 @@ final class SqlForget {
   /** The floor row's key: {@code _leasehold.} names are never a job's. */
   static final String FLOOR = "_leasehold.forgotten-fences";
 
-  private final String lockForgettable;
-  private final String deleteForgettable;
-  private final String raiseFloor;
-  private final String makeFloor;
+  private final Rendered lockForgettable;
+  private final Rendered deleteForgettable;
+  private final Rendered raiseFloor;
+  private final Rendered makeFloor;
 
-  /** Renders the statements once for {@code db}'s dialect; they run through JDBC. */
+  /** The statements, rendered for {@code db}'s dialect at first use ({@link Rendered}). */
   SqlForget(DSLContext db) {
     Param<String> key = DSL.param(LOCK_KEY);
     Condition forgettable = LOCK_KEY.eq(key).and(LEASE_UNTIL.le(NOW)).and(PAUSED_AT.isNull());
     this.lockForgettable =
-        db.select(FENCE).from(LOCK).where(forgettable).forUpdate().getSQL(ParamType.INDEXED);
-    this.deleteForgettable = db.deleteFrom(LOCK).where(forgettable).getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                db.select(FENCE)
+                    .from(LOCK)
+                    .where(forgettable)
+                    .forUpdate()
+                    .getSQL(ParamType.INDEXED));
+    this.deleteForgettable =
+        Rendered.by(() -> db.deleteFrom(LOCK).where(forgettable).getSQL(ParamType.INDEXED));
     this.raiseFloor =
-        db.update(LOCK)
-            .set(FENCE, DSL.greatest(FENCE, DSL.param(FENCE)))
-            .where(LOCK_KEY.eq(DSL.inline(FLOOR)))
-            .getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                db.update(LOCK)
+                    .set(FENCE, DSL.greatest(FENCE, DSL.param(FENCE)))
+                    .where(LOCK_KEY.eq(DSL.inline(FLOOR)))
+                    .getSQL(ParamType.INDEXED));
     this.makeFloor =
-        db.insertInto(LOCK, LOCK_KEY, FENCE, LEASE_UNTIL)
-            .select(DSL.select(DSL.inline(FLOOR), DSL.param(FENCE), NOW))
-            .getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                db.insertInto(LOCK, LOCK_KEY, FENCE, LEASE_UNTIL)
+                    .select(DSL.select(DSL.inline(FLOOR), DSL.param(FENCE), NOW))
+                    .getSQL(ParamType.INDEXED));
   }
 
   /** In one transaction on one connection of {@code dataSource}; see the class comment. */
@@ -79,7 +90,7 @@ final class SqlForget {
 
   private boolean forget(Connection c, String name) throws SQLException {
     long fence;
-    try (PreparedStatement ps = c.prepareStatement(lockForgettable)) {
+    try (PreparedStatement ps = c.prepareStatement(lockForgettable.get())) {
       ps.setString(1, name);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -88,7 +99,7 @@ final class SqlForget {
         fence = rs.getLong(1);
       }
     }
-    try (PreparedStatement ps = c.prepareStatement(deleteForgettable)) {
+    try (PreparedStatement ps = c.prepareStatement(deleteForgettable.get())) {
       ps.setString(1, name);
       if (ps.executeUpdate() == 0) {
         return false;
@@ -109,13 +120,13 @@ final class SqlForget {
    * forgotten at a later prune).
    */
   private void raiseFloor(Connection c, long fence) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(raiseFloor)) {
+    try (PreparedStatement ps = c.prepareStatement(raiseFloor.get())) {
       ps.setLong(1, fence);
       if (ps.executeUpdate() > 0) {
         return;
       }
     }
-    try (PreparedStatement ps = c.prepareStatement(makeFloor)) {
+    try (PreparedStatement ps = c.prepareStatement(makeFloor.get())) {
       ps.setLong(1, fence);
       ps.executeUpdate();
     }

@@ -60,8 +60,8 @@ import org.slf4j.LoggerFactory;
  * the table must hold exactly one row for it. A mismatch is a {@link LeaseStoreException} that
  * names what the server did wrong: the claim fails closed.
  *
- * <p>The hot path (claim, renew, release) is plain JDBC on SQL rendered once; {@code inspect} and
- * {@code list} go through jOOQ.
+ * <p>Every statement is plain JDBC: the hot path (claim, renew, release) on the dialect's own SQL,
+ * the rest on text jOOQ renders at its first use ({@link Rendered}).
  */
 public final class SqlLeaseStore implements LeaseStore {
   private static final Logger log = LoggerFactory.getLogger(SqlLeaseStore.class);
@@ -71,15 +71,15 @@ public final class SqlLeaseStore implements LeaseStore {
   private final SqlDialect sql;
   private final ClaimAnswers answers;
   private final AutoCloseable resources;
-  private final String inspectOne;
-  private final String listAll;
+  private final Rendered inspectOne;
+  private final Rendered listAll;
   private final SqlNodes nodes;
   private final SqlForget forgetting;
-  private final String pauseRow;
-  private final String pauseNewRow;
-  private final String pauseOfRow;
-  private final String resumeUnfired;
-  private final String resumeFired;
+  private final Rendered pauseRow;
+  private final Rendered pauseNewRow;
+  private final Rendered pauseOfRow;
+  private final Rendered resumeUnfired;
+  private final Rendered resumeFired;
 
   /**
    * @param dataSource connections in autocommit whose session time zone is UTC (as the store's
@@ -92,8 +92,8 @@ public final class SqlLeaseStore implements LeaseStore {
     this.sql = dialect;
     this.answers = new ClaimAnswers(sql);
     this.resources = resources;
-    this.inspectOne = selectState(LOCK_KEY.eq(DSL.param("name", String.class)));
-    this.listAll = selectState(LOCK_KEY.ne(DSL.param("floor", String.class)));
+    this.inspectOne = Rendered.by(() -> selectState(LOCK_KEY.eq(DSL.param("name", String.class))));
+    this.listAll = Rendered.by(() -> selectState(LOCK_KEY.ne(DSL.param("floor", String.class))));
     this.nodes = new SqlNodes(db, dataSource);
     this.forgetting = new SqlForget(db);
     Param<String> key = DSL.param(LOCK_KEY);
@@ -101,36 +101,45 @@ public final class SqlLeaseStore implements LeaseStore {
     Param<String> reason = DSL.param(PAUSED_REASON);
     Param<Integer> stop = DSL.param(PAUSE_STOP);
     this.pauseRow =
-        db.update(LOCK)
-            .set(PAUSED_AT, DSL.coalesce(PAUSED_AT, NOW))
-            .set(PAUSED_BY, by)
-            .set(PAUSED_REASON, reason)
-            .set(PAUSE_STOP, stop)
-            .where(LOCK_KEY.eq(key))
-            .getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                db.update(LOCK)
+                    .set(PAUSED_AT, DSL.coalesce(PAUSED_AT, NOW))
+                    .set(PAUSED_BY, by)
+                    .set(PAUSED_REASON, reason)
+                    .set(PAUSE_STOP, stop)
+                    .where(LOCK_KEY.eq(key))
+                    .getSQL(ParamType.INDEXED));
     this.pauseNewRow =
-        db.insertInto(LOCK)
-            .set(LOCK_KEY, key)
-            .set(FENCE, DSL.inline(0L))
-            .set(LEASE_UNTIL, NOW)
-            .set(PAUSED_AT, NOW)
-            .set(PAUSED_BY, by)
-            .set(PAUSED_REASON, reason)
-            .set(PAUSE_STOP, stop)
-            .getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                db.insertInto(LOCK)
+                    .set(LOCK_KEY, key)
+                    .set(FENCE, DSL.inline(0L))
+                    .set(LEASE_UNTIL, NOW)
+                    .set(PAUSED_AT, NOW)
+                    .set(PAUSED_BY, by)
+                    .set(PAUSED_REASON, reason)
+                    .set(PAUSE_STOP, stop)
+                    .getSQL(ParamType.INDEXED));
     this.pauseOfRow =
-        db.select(PAUSED_AT, LAST_FIRE, PAUSED_FIRE)
-            .from(LOCK)
-            .where(LOCK_KEY.eq(key))
-            .getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                db.select(PAUSED_AT, LAST_FIRE, PAUSED_FIRE)
+                    .from(LOCK)
+                    .where(LOCK_KEY.eq(key))
+                    .getSQL(ParamType.INDEXED));
     Condition paused = LOCK_KEY.eq(key).and(PAUSED_AT.isNotNull());
     this.resumeUnfired =
-        unpause(db).where(paused.and(LAST_FIRE.isNull())).getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () -> unpause(db).where(paused.and(LAST_FIRE.isNull())).getSQL(ParamType.INDEXED));
     this.resumeFired =
-        unpause(db)
-            .set(LAST_FIRE, DSL.param(LAST_FIRE))
-            .where(paused.and(LAST_FIRE.eq(DSL.param(LAST_FIRE))))
-            .getSQL(ParamType.INDEXED);
+        Rendered.by(
+            () ->
+                unpause(db)
+                    .set(LAST_FIRE, DSL.param(LAST_FIRE))
+                    .where(paused.and(LAST_FIRE.eq(DSL.param(LAST_FIRE))))
+                    .getSQL(ParamType.INDEXED));
   }
 
   @Override
@@ -323,7 +332,7 @@ public final class SqlLeaseStore implements LeaseStore {
       throws SQLException {
     try (Connection c = dataSource.getConnection()) {
       for (int attempt = 1; ; attempt++) {
-        try (PreparedStatement ps = c.prepareStatement(pauseRow)) {
+        try (PreparedStatement ps = c.prepareStatement(pauseRow.get())) {
           ps.setString(1, by);
           ps.setString(2, reason);
           ps.setInt(3, stopRunning ? 1 : 0);
@@ -332,7 +341,7 @@ public final class SqlLeaseStore implements LeaseStore {
             return;
           }
         }
-        try (PreparedStatement ps = c.prepareStatement(pauseNewRow)) {
+        try (PreparedStatement ps = c.prepareStatement(pauseNewRow.get())) {
           ps.setString(1, name);
           ps.setString(2, by);
           ps.setString(3, reason);
@@ -362,7 +371,7 @@ public final class SqlLeaseStore implements LeaseStore {
         Instant pausedAt;
         Instant last;
         Instant pausedFire;
-        try (PreparedStatement ps = c.prepareStatement(pauseOfRow)) {
+        try (PreparedStatement ps = c.prepareStatement(pauseOfRow.get())) {
           ps.setString(1, name);
           try (ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
@@ -378,7 +387,7 @@ public final class SqlLeaseStore implements LeaseStore {
         }
         boolean rollBack = catchUp && last != null && last.equals(pausedFire);
         try (PreparedStatement ps =
-            c.prepareStatement(last == null ? resumeUnfired : resumeFired)) {
+            c.prepareStatement((last == null ? resumeUnfired : resumeFired).get())) {
           if (last == null) {
             ps.setString(1, name);
           } else {
@@ -477,9 +486,9 @@ public final class SqlLeaseStore implements LeaseStore {
   }
 
   /** The rows of {@code statement} (one of {@link #selectState}'s) for its one argument. */
-  private List<LeaseState> states(String statement, String name) throws SQLException {
+  private List<LeaseState> states(Rendered statement, String name) throws SQLException {
     try (Connection c = dataSource.getConnection();
-        PreparedStatement ps = c.prepareStatement(statement)) {
+        PreparedStatement ps = c.prepareStatement(statement.get())) {
       ps.setString(1, name);
       List<LeaseState> states = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {

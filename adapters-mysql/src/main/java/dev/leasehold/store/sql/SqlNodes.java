@@ -45,33 +45,50 @@ final class SqlNodes {
       List.of(VERSION, NODE_STARTED, LAST_SEEN, EXPIRES_AT, KEPT_UNTIL, JOB_DIGEST, NODE_LEASES);
 
   private final DataSource dataSource;
-  private final String update;
-  private final String insert;
-  private final String deleteExpired;
-  private final String select;
+  private final Rendered update;
+  private final Rendered insert;
+  private final Rendered deleteExpired;
+  private final Rendered select;
 
   SqlNodes(DSLContext db, DataSource dataSource) {
     this.dataSource = dataSource;
+    this.update = Rendered.by(() -> renderUpdate(db));
+    List<Field<?>> columns = new ArrayList<>(WRITTEN);
+    columns.add(NODE_ID);
+    this.insert =
+        Rendered.by(
+            () ->
+                db.insertInto(NODE_TABLE)
+                    .columns(columns)
+                    .values(columns.stream().map(DSL::param).toList())
+                    .getSQL(ParamType.INDEXED));
+    this.deleteExpired =
+        Rendered.by(
+            () ->
+                db.deleteFrom(NODE_TABLE)
+                    .where(KEPT_UNTIL.le(DSL.param(KEPT_UNTIL)))
+                    .getSQL(ParamType.INDEXED));
+    this.select =
+        Rendered.by(
+            () ->
+                db.select(
+                        NODE_ID,
+                        VERSION,
+                        NODE_STARTED,
+                        LAST_SEEN,
+                        EXPIRES_AT,
+                        JOB_DIGEST,
+                        NODE_LEASES)
+                    .from(NODE_TABLE)
+                    .getSQL(ParamType.INDEXED));
+  }
+
+  private static String renderUpdate(DSLContext db) {
     UpdateSetMoreStep<Record> set = db.update(NODE_TABLE).set(VERSION, DSL.param(VERSION));
     for (Field<?> column : WRITTEN.subList(1, WRITTEN.size())) {
       set = setParameter(set, column);
     }
-    this.update = set.where(NODE_ID.eq(DSL.param(NODE_ID))).getSQL(ParamType.INDEXED);
-    List<Field<?>> columns = new ArrayList<>(WRITTEN);
-    columns.add(NODE_ID);
-    this.insert =
-        db.insertInto(NODE_TABLE)
-            .columns(columns)
-            .values(columns.stream().map(DSL::param).toList())
-            .getSQL(ParamType.INDEXED);
-    this.deleteExpired =
-        db.deleteFrom(NODE_TABLE)
-            .where(KEPT_UNTIL.le(DSL.param(KEPT_UNTIL)))
-            .getSQL(ParamType.INDEXED);
-    this.select =
-        db.select(NODE_ID, VERSION, NODE_STARTED, LAST_SEEN, EXPIRES_AT, JOB_DIGEST, NODE_LEASES)
-            .from(NODE_TABLE)
-            .getSQL(ParamType.INDEXED);
+    return set.where(NODE_ID.eq(DSL.param(NODE_ID))).getSQL(ParamType.INDEXED);
   }
 
   private static <T> UpdateSetMoreStep<Record> setParameter(
@@ -83,14 +100,14 @@ final class SqlNodes {
     NodeRecord n = record.publishedFor(ttl);
     try (Connection c = dataSource.getConnection()) {
       for (int attempt = 0; attempt < 3; attempt++) {
-        try (PreparedStatement ps = c.prepareStatement(update)) {
+        try (PreparedStatement ps = c.prepareStatement(update.get())) {
           int next = bind(ps, n);
           ps.setString(next, n.nodeId());
           if (ps.executeUpdate() > 0) {
             return;
           }
         }
-        try (PreparedStatement ps = c.prepareStatement(insert)) {
+        try (PreparedStatement ps = c.prepareStatement(insert.get())) {
           int next = bind(ps, n);
           ps.setString(next, n.nodeId());
           ps.executeUpdate();
@@ -121,12 +138,12 @@ final class SqlNodes {
 
   List<NodeRecord> read() {
     try (Connection c = dataSource.getConnection()) {
-      try (PreparedStatement ps = c.prepareStatement(deleteExpired)) {
+      try (PreparedStatement ps = c.prepareStatement(deleteExpired.get())) {
         ps.setObject(1, SqlSupport.utc(Instant.now()));
         ps.executeUpdate();
       }
       List<NodeRecord> records = new ArrayList<>();
-      try (PreparedStatement ps = c.prepareStatement(select);
+      try (PreparedStatement ps = c.prepareStatement(select.get());
           ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           records.add(record(rs));

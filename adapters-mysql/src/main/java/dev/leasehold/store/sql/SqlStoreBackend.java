@@ -14,14 +14,14 @@ final class SqlStoreBackend implements StoreBackend {
   private final HikariDataSource pool;
   private final SqlLeaseStore leaseStore;
   private final SqlExecutionLog executionLog;
-  private final String ping;
+  private final Rendered ping;
 
   SqlStoreBackend(HikariDataSource pool, SqlDialect dialect) {
     this.pool = pool;
     // the pool belongs to the backend: closing the lease store alone leaves it open
     this.leaseStore = new SqlLeaseStore(pool, dialect, () -> {});
     this.executionLog = new SqlExecutionLog(pool, dialect.jooq);
-    this.ping = SqlSupport.dsl(pool, dialect.jooq).selectOne().getSQL();
+    this.ping = Rendered.by(() -> SqlSupport.dsl(pool, dialect.jooq).selectOne().getSQL());
   }
 
   @Override
@@ -37,7 +37,7 @@ final class SqlStoreBackend implements StoreBackend {
   @Override
   public void ping() {
     try (Connection c = pool.getConnection();
-        PreparedStatement ps = c.prepareStatement(ping);
+        PreparedStatement ps = c.prepareStatement(ping.get());
         ResultSet rs = ps.executeQuery()) {
       rs.next();
     } catch (SQLException e) {
