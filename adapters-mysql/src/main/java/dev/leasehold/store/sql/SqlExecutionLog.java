@@ -26,7 +26,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
@@ -168,13 +167,7 @@ public final class SqlExecutionLog implements ExecutionLog {
         ps.setString(index++, job);
       }
       ps.setInt(index, limit);
-      List<ExecutionRecord> records = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          records.add(toRecord(rs));
-        }
-      }
-      return records;
+      return SqlSupport.rows(ps, SqlExecutionLog::toRecord);
     } catch (SQLException e) {
       throw SqlSupport.failure("reading the execution history", e);
     }
@@ -230,7 +223,7 @@ public final class SqlExecutionLog implements ExecutionLog {
       try (PreparedStatement ps = c.prepareStatement(finishedBefore.get())) {
         ps.setObject(1, SqlSupport.utc(retention.cutoff(now)));
         ps.setInt(2, limit);
-        expired = column(ps, rs -> rs.getLong(1));
+        expired = SqlSupport.rows(ps, rs -> rs.getLong(1));
       }
       int removed = delete(c, expired);
       if (removed == limit) {
@@ -239,7 +232,7 @@ public final class SqlExecutionLog implements ExecutionLog {
       List<String> crowded;
       try (PreparedStatement ps = c.prepareStatement(crowdedJobs.get())) {
         ps.setInt(1, retention.maxPerJob());
-        crowded = column(ps, rs -> rs.getString(1));
+        crowded = SqlSupport.rows(ps, rs -> rs.getString(1));
       }
       for (String job : crowded) {
         List<Long> newest;
@@ -247,7 +240,7 @@ public final class SqlExecutionLog implements ExecutionLog {
           ps.setString(1, job);
           ps.setInt(
               2, (int) Math.min(Integer.MAX_VALUE, (long) retention.maxPerJob() + limit - removed));
-          newest = column(ps, rs -> rs.getLong(1));
+          newest = SqlSupport.rows(ps, rs -> rs.getLong(1));
         }
         // the job's newest max-per-job rows stay; those after them go (an OFFSET would say the
         // same, but its parameter comes before or after LIMIT's depending on the database)
@@ -262,22 +255,6 @@ public final class SqlExecutionLog implements ExecutionLog {
     } catch (SQLException e) {
       throw SqlSupport.failure("pruning the execution history", e);
     }
-  }
-
-  /** A column of the rows {@code ps} selects. */
-  private static <T> List<T> column(PreparedStatement ps, Column<T> read) throws SQLException {
-    List<T> values = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        values.add(read.get(rs));
-      }
-    }
-    return values;
-  }
-
-  @FunctionalInterface
-  private interface Column<T> {
-    T get(ResultSet rs) throws SQLException;
   }
 
   /**

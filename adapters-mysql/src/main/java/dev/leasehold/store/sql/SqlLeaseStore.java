@@ -490,13 +490,7 @@ public final class SqlLeaseStore implements LeaseStore {
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(statement.get())) {
       ps.setString(1, name);
-      List<LeaseState> states = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          states.add(state(rs));
-        }
-      }
-      return states;
+      return SqlSupport.rows(ps, SqlLeaseStore::state);
     }
   }
 

@@ -142,12 +142,9 @@ final class SqlNodes {
         ps.setObject(1, SqlSupport.utc(Instant.now()));
         ps.executeUpdate();
       }
-      List<NodeRecord> records = new ArrayList<>();
-      try (PreparedStatement ps = c.prepareStatement(select.get());
-          ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          records.add(record(rs));
-        }
+      List<NodeRecord> records;
+      try (PreparedStatement ps = c.prepareStatement(select.get())) {
+        records = SqlSupport.rows(ps, SqlNodes::record);
       }
       records.sort(Comparator.comparing(NodeRecord::nodeId));
       return List.copyOf(records);

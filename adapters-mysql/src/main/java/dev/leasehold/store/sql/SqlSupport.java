@@ -3,6 +3,7 @@ package dev.leasehold.store.sql;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.ConnectFailures;
 import java.net.ConnectException;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -11,6 +12,8 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
@@ -79,8 +82,24 @@ final class SqlSupport {
    * column's wall time is UTC, read as {@code LocalDateTime} (never {@code java.sql.Timestamp}).
    */
   static Instant instant(ResultSet rs, int column) throws SQLException {
-    LocalDateTime local = rs.getObject(column, LocalDateTime.class);
-    return local == null ? null : local.toInstant(ZoneOffset.UTC);
+    return ClaimSql.instant(rs.getObject(column, LocalDateTime.class));
+  }
+
+  /** Reads one row of a result set; the cursor is on the row. */
+  @FunctionalInterface
+  interface Row<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /** Every row {@code ps} selects, each read by {@code row}, in the order of the result. */
+  static <T> List<T> rows(PreparedStatement ps, Row<T> row) throws SQLException {
+    List<T> rows = new ArrayList<>();
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        rows.add(row.read(rs));
+      }
+    }
+    return rows;
   }
 
   /** An instant as {@link Tables#UTC} binds it: UTC wall time at millisecond precision. */
