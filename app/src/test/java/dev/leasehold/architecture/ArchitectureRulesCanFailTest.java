@@ -8,13 +8,14 @@ import com.tngtech.archunit.lang.EvaluationResult;
 import org.junit.jupiter.api.Test;
 
 /**
- * The rules are not vacuous: applied to core's test-jar, where the contract kit uses JUnit and the
- * reference in-memory store implements LeaseStore outside any adapter, they report it; applied to
+ * The rules are not vacuous: applied to the store kit and core's test-jar, where the contract kit
+ * uses JUnit and the reference in-memory store implements LeaseStore outside any adapter, they
+ * report it (and the production import leaves the kit out while keeping the core); applied to
  * {@code dev.leasehold.store.fake} (test fixtures of this module, listed nowhere in the rules), a
  * new adapter package that uses another adapter and is used by the core is caught.
  */
 class ArchitectureRulesCanFailTest {
-  private final JavaClasses coreTestJar =
+  private final JavaClasses kitAndCoreTestJar =
       new ClassFileImporter()
           .importPackages("dev.leasehold.core.testing", "dev.leasehold.core.lease");
 
@@ -28,9 +29,25 @@ class ArchitectureRulesCanFailTest {
   @Test
   void theCoreDependencyRuleCatchesAFrameworkDependency() {
     EvaluationResult result =
-        ArchitectureTest.coreDependsOnlyOnTheJdkSlf4jAndTheCronLibrary.evaluate(coreTestJar);
+        ArchitectureTest.coreDependsOnlyOnTheJdkSlf4jAndTheCronLibrary.evaluate(kitAndCoreTestJar);
     assertThat(result.hasViolation()).isTrue();
     assertThat(result.getFailureReport().toString()).contains("org.junit");
+  }
+
+  @Test
+  void theProductionImportLeavesTheStoreKitOutAndKeepsTheCore() {
+    JavaClasses production =
+        new ClassFileImporter()
+            .withImportOption(new ProductionCodeOnly())
+            .importPackages("dev.leasehold.core.lease", "dev.leasehold.core.testing");
+    assertThat(production.contain(dev.leasehold.core.lease.LeaseStore.class)).isTrue();
+    assertThat(production.contain(dev.leasehold.core.lease.LeaseStoreContract.class)).isFalse();
+    assertThat(production.contain(dev.leasehold.core.testing.ServerAvailability.class)).isFalse();
+    // the kit shares the core's packages, so without the option the core rule would see its JUnit
+    EvaluationResult kit =
+        ArchitectureTest.coreDependsOnlyOnTheJdkSlf4jAndTheCronLibrary.evaluate(
+            new ClassFileImporter().importClasses(dev.leasehold.core.lease.ClaimCases.class));
+    assertThat(kit.getFailureReport().toString()).contains("org.junit");
   }
 
   @Test
@@ -47,7 +64,7 @@ class ArchitectureRulesCanFailTest {
   @Test
   void theLeaseStorePlacementRuleCatchesAStoreOutsideTheAdapters() {
     EvaluationResult result =
-        ArchitectureTest.everyLeaseStoreLivesInAnAdapter.evaluate(coreTestJar);
+        ArchitectureTest.everyLeaseStoreLivesInAnAdapter.evaluate(kitAndCoreTestJar);
     assertThat(result.hasViolation()).isTrue();
     assertThat(result.getFailureReport().toString()).contains("InMemoryLeaseStore");
   }

@@ -18,8 +18,8 @@ import java.util.Optional;
  * <p>Every time is the store's (database {@code now()}, Redis {@code PX}, Mongo {@code $$NOW})
  * wherever the store has a clock, so replicas with skewed clocks agree on expiry (G2, G3).
  *
- * <p>The behaviour is specified by the contract test kit {@code LeaseStoreContract} in core's
- * test-jar; every implementation passes it against a real server.
+ * <p>The behaviour is specified by the contract test kit {@code LeaseStoreContract} in the {@code
+ * leasehold-store-kit} artifact; every implementation passes it against a real server.
  */
 public interface LeaseStore extends AutoCloseable {
 

@@ -23,16 +23,16 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The namespace rule and mapping, and what runs through a namespaced store besides the jobs: the
- * self-check and the history prune's lease. The isolation itself is the kit's {@link
- * NamespaceCases}, run here on the reference store and by every store's history kit.
+ * self-check and the history prune's lease. The isolation itself is the store kit's {@code
+ * NamespaceCases}, run on the reference store by the store-kit module and by every store's history
+ * kit.
  */
-class NamespaceTest extends NamespaceCases {
+class NamespaceTest {
   private static final Instant T0 = Instant.parse("2026-12-01T08:00:00Z");
   private final InMemoryLeaseStore.Shared server = new InMemoryLeaseStore.Shared(Clock.systemUTC());
   private final InMemoryExecutionLog history = new InMemoryExecutionLog();
 
-  @Override
-  protected StoreBackend createBackend() {
+  private StoreBackend createBackend() {
     return new StoreBackend() {
       @Override
       public LeaseStore leaseStore() {
