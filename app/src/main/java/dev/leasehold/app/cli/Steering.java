@@ -3,6 +3,7 @@ package dev.leasehold.app.cli;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.config.JobConfig;
+import dev.leasehold.app.config.KeyPaths;
 import java.net.InetAddress;
 
 /** What {@code pause} and {@code resume} share. */
@@ -16,7 +17,7 @@ final class Steering {
             () ->
                 new ConfigException(
                     c.file(),
-                    "jobs",
+                    KeyPaths.JOBS,
                     "unknown job '" + job + "'; known: " + String.join(", ", c.jobNames())));
   }
 

@@ -113,10 +113,7 @@ final class TriggerCommand implements Callable<Integer> {
     Duration open = options();
     PreparedConfig prepared = context.prepare(config.file);
     DaemonConfig c = prepared.config();
-    if (c.job(job).isEmpty()) {
-      throw new ConfigException(
-          c.file(), "jobs", "unknown job '" + job + "'; known: " + String.join(", ", c.jobNames()));
-    }
+    Steering.knownJob(c, job);
     context.logging(c.log().json(), c.log().level(), true);
     try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), c.store())) {
       return here ? runHere(c, backend) : request(c, backend, open);

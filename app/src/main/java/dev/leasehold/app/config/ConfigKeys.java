@@ -48,7 +48,7 @@ final class ConfigKeys {
   /** Reads one key's value from its section; empty when the key is absent. */
   @FunctionalInterface
   interface Reader<T> {
-    Optional<T> read(Section section, String key) throws ConfigException;
+    Optional<T> read(Section section, Key<T> key) throws ConfigException;
   }
 
   /**
@@ -336,216 +336,352 @@ final class ConfigKeys {
       Key.positiveDuration("timeout", Duration.ofSeconds(30), "Whole-exchange limit.")
           .describedAs(d -> "the job's timeout, else " + d);
 
+  // top level, the keys that are sections or are read without a typed default
+
+  static final Key<String> NODE =
+      Key.of(
+          "node",
+          Kind.TEXT,
+          "<hostname>-<pid>",
+          "This replica's name (1-200 characters): the lease holder, LEASEHOLD_NODE for jobs,"
+              + " the node of each history record. Give each replica its own.");
+
+  static final Key<String> NAMESPACE =
+      Key.of(
+          "namespace",
+          Kind.TEXT,
+          "none",
+          "Keeps this service apart from others on the same store: 1-40 characters of a-z,"
+              + " 0-9 and '-', starting with a letter or digit. Its leases, history and pauses"
+              + " are stored under its own names and it sees no one else's. Without it the"
+              + " store's layout is as it always was.");
+
+  static final Key<String> TOP_STORE =
+      Key.of(
+          "store",
+          Kind.SECTION,
+          StoreDefaults.TYPE + " at " + StoreDefaults.URL,
+          "Where leases and history live.");
+
+  static final Key<String> TOP_LEASE =
+      Key.of("lease", Kind.SECTION, null, "Defaults for every job's lease.");
+
+  static final Key<String> TOP_ADMIN =
+      Key.of("admin", Kind.SECTION, "off", "The admin HTTP endpoint (status page, metrics).");
+
+  static final Key<String> TOP_LOG =
+      Key.of(
+          "log",
+          Kind.SECTION,
+          FORMAT.defaultText() + ", " + LEVEL.defaultText(),
+          "Log format and level.");
+
+  static final Key<String> TOP_NOTIFY =
+      Key.of(
+          "notify",
+          Kind.SECTION,
+          "none",
+          "Default notifier of every job without its own: a command or an HTTP request that"
+              + " gets each failure, miss and recovery as JSON.");
+
+  static final Key<String> TOP_GROUPS =
+      Key.of(
+          "groups",
+          Kind.SECTION_MAP,
+          "none",
+          "Concurrency groups by name, e.g. backups: {max-concurrent: 1}: the jobs of a group"
+              + " (job key group) run at most max-concurrent at once across the cluster.");
+
+  static final Key<String> TOP_RETRY =
+      Key.of(
+          "retry",
+          Kind.SECTION,
+          "attempts " + ATTEMPTS.defaultText() + " (no retry)",
+          "Default retry of every job: how often a failed or timed-out run is run again.");
+
+  static final Key<String> TOP_JOBS =
+      Key.of("jobs", Kind.SECTION_LIST, null, "The jobs, at least one.");
+
   static final List<Key<?>> TOP =
       List.of(
-          Key.of(
-              "node",
-              Kind.TEXT,
-              "<hostname>-<pid>",
-              "This replica's name (1-200 characters): the lease holder, LEASEHOLD_NODE for jobs,"
-                  + " the node of each history record. Give each replica its own."),
-          Key.of(
-              "namespace",
-              Kind.TEXT,
-              "none",
-              "Keeps this service apart from others on the same store: 1-40 characters of a-z,"
-                  + " 0-9 and '-', starting with a letter or digit. Its leases, history and pauses"
-                  + " are stored under its own names and it sees no one else's. Without it the"
-                  + " store's layout is as it always was."),
+          NODE,
+          NAMESPACE,
           ZONE,
           SHUTDOWN_GRACE,
-          Key.of(
-              "store",
-              Kind.SECTION,
-              StoreDefaults.TYPE + " at " + StoreDefaults.URL,
-              "Where leases and history live."),
-          Key.of("lease", Kind.SECTION, null, "Defaults for every job's lease."),
-          Key.of("admin", Kind.SECTION, "off", "The admin HTTP endpoint (status page, metrics)."),
-          Key.of(
-              "log",
-              Kind.SECTION,
-              FORMAT.defaultText() + ", " + LEVEL.defaultText(),
-              "Log format and level."),
-          Key.of(
-              "notify",
-              Kind.SECTION,
-              "none",
-              "Default notifier of every job without its own: a command or an HTTP request that"
-                  + " gets each failure, miss and recovery as JSON."),
-          Key.of(
-              "groups",
-              Kind.SECTION_MAP,
-              "none",
-              "Concurrency groups by name, e.g. backups: {max-concurrent: 1}: the jobs of a group"
-                  + " (job key group) run at most max-concurrent at once across the cluster."),
-          Key.of(
-              "retry",
-              Kind.SECTION,
-              "attempts " + ATTEMPTS.defaultText() + " (no retry)",
-              "Default retry of every job: how often a failed or timed-out run is run again."),
-          Key.of("jobs", Kind.SECTION_LIST, null, "The jobs, at least one."));
+          TOP_STORE,
+          TOP_LEASE,
+          TOP_ADMIN,
+          TOP_LOG,
+          TOP_NOTIFY,
+          TOP_GROUPS,
+          TOP_RETRY,
+          TOP_JOBS);
 
   static final List<Key<?>> GROUP = List.of(MAX_CONCURRENT);
 
+  // store
+
+  static final Key<String> STORE_TYPE =
+      Key.of(
+          "type",
+          Kind.TEXT,
+          StoreDefaults.TYPE,
+          "Store type: "
+              + String.join(", ", StoreCatalog.discovered().types(ADAPTERS))
+              + ", or another adapter's type in the jar.");
+
+  static final Key<String> STORE_URL =
+      Key.of(
+          "url",
+          Kind.TEXT,
+          StoreDefaults.URL + " for " + StoreDefaults.TYPE,
+          "The store's URL, e.g. jdbc:postgresql://host:5432/db, redis://host:6379/0,"
+              + " mongodb://host/db, http://etcd:2379, zk://zk1:2181,zk2:2181/chroot.");
+
+  static final Key<String> STORE_URLS =
+      Key.of(
+          "urls",
+          Kind.TEXT_LIST,
+          null,
+          "Multi-node stores: the nodes' URLs (Redlock masters, etcd members).");
+
+  static final Key<String> STORE_USERNAME =
+      Key.of("username", Kind.TEXT, null, "Optional user name.");
+
+  static final Key<String> STORE_PASSWORD =
+      Key.of(
+          "password",
+          Kind.TEXT,
+          null,
+          "Optional password; never logged. Use a placeholder such as ${DB_PASSWORD}.");
+
+  static final Key<String> STORE_PASSWORD_FILE =
+      Key.of(
+          "password-file",
+          Kind.TEXT,
+          null,
+          "A file holding the password (readable by the owner only); not with password.");
+
+  static final Key<String> STORE_KEY_PREFIX =
+      Key.of("key-prefix", Kind.TEXT, null, "Key or collection prefix, where the store has one.");
+
+  static final Key<String> STORE_OPTIONS =
+      Key.of("options", Kind.TEXT_MAP, null, "Store-specific options (see docs/stores/).");
+
+  static final Key<String> STORE_HISTORY =
+      Key.of(
+          "history",
+          Kind.SECTION,
+          "keep " + KEEP.defaultText() + ", max-per-job " + MAX_PER_JOB.defaultText(),
+          "What the execution history keeps; the rest is pruned about once a minute, by one"
+              + " replica at a time.");
+
   static final List<Key<?>> STORE =
       List.of(
-          Key.of(
-              "type",
-              Kind.TEXT,
-              StoreDefaults.TYPE,
-              "Store type: "
-                  + String.join(", ", StoreCatalog.discovered().types(ADAPTERS))
-                  + ", or another adapter's type in the jar."),
-          Key.of(
-              "url",
-              Kind.TEXT,
-              StoreDefaults.URL + " for " + StoreDefaults.TYPE,
-              "The store's URL, e.g. jdbc:postgresql://host:5432/db, redis://host:6379/0,"
-                  + " mongodb://host/db, http://etcd:2379, zk://zk1:2181,zk2:2181/chroot."),
-          Key.of(
-              "urls",
-              Kind.TEXT_LIST,
-              null,
-              "Multi-node stores: the nodes' URLs (Redlock masters, etcd members)."),
-          Key.of("username", Kind.TEXT, null, "Optional user name."),
-          Key.of(
-              "password",
-              Kind.TEXT,
-              null,
-              "Optional password; never logged. Use a placeholder such as ${DB_PASSWORD}."),
-          Key.of(
-              "password-file",
-              Kind.TEXT,
-              null,
-              "A file holding the password (readable by the owner only); not with password."),
-          Key.of(
-              "key-prefix", Kind.TEXT, null, "Key or collection prefix, where the store has one."),
+          STORE_TYPE,
+          STORE_URL,
+          STORE_URLS,
+          STORE_USERNAME,
+          STORE_PASSWORD,
+          STORE_PASSWORD_FILE,
+          STORE_KEY_PREFIX,
           COMMAND_TIMEOUT,
-          Key.of("options", Kind.TEXT_MAP, null, "Store-specific options (see docs/stores/)."),
-          Key.of(
-              "history",
-              Kind.SECTION,
-              "keep " + KEEP.defaultText() + ", max-per-job " + MAX_PER_JOB.defaultText(),
-              "What the execution history keeps; the rest is pruned about once a minute, by one"
-                  + " replica at a time."));
+          STORE_OPTIONS,
+          STORE_HISTORY);
 
   static final List<Key<?>> HISTORY = List.of(KEEP, MAX_PER_JOB);
 
   static final List<Key<?>> LEASE = List.of(TTL, RENEW_EVERY);
 
-  static final List<Key<?>> ADMIN =
-      List.of(
-          LISTEN,
-          Key.of(
-              "token",
-              Kind.TEXT,
-              null,
-              "Bearer token for POST /jobs/{name}/trigger (and every endpoint but /health when"
-                  + " listening beyond loopback), at least 16 characters. Use a placeholder."),
-          Key.of(
-              "allowed-hosts",
-              Kind.TEXT_LIST,
-              "loopback names and the listen address",
-              "More host names the endpoint answers to (the Host header), e.g. the name a proxy"
-                  + " or a Service uses; others are refused."));
+  // admin
+
+  static final Key<String> ADMIN_TOKEN =
+      Key.of(
+          "token",
+          Kind.TEXT,
+          null,
+          "Bearer token for POST /jobs/{name}/trigger (and every endpoint but /health when"
+              + " listening beyond loopback), at least 16 characters. Use a placeholder.");
+
+  static final Key<String> ADMIN_ALLOWED_HOSTS =
+      Key.of(
+          "allowed-hosts",
+          Kind.TEXT_LIST,
+          "loopback names and the listen address",
+          "More host names the endpoint answers to (the Host header), e.g. the name a proxy"
+              + " or a Service uses; others are refused.");
+
+  static final List<Key<?>> ADMIN = List.of(LISTEN, ADMIN_TOKEN, ADMIN_ALLOWED_HOSTS);
 
   static final List<Key<?>> LOG = List.of(FORMAT, LEVEL);
 
+  // jobs
+
+  static final Key<String> JOB_NAME =
+      Key.of(
+          "name", Kind.TEXT, null, "Job and lease name: [A-Za-z0-9._-], 1-100 characters, unique.");
+
+  static final Key<String> JOB_CRON =
+      Key.of(
+          "cron",
+          Kind.TEXT,
+          null,
+          "5 fields (min hour dom month dow) or 6 with seconds first, in the job's zone.");
+
+  static final Key<String> JOB_EVERY =
+      Key.of("every", Kind.DURATION, null, "A fixed interval aligned to the epoch.");
+
+  static final Key<String> JOB_AT =
+      Key.of("at", Kind.TEXT, null, "One instant, e.g. 2026-11-30T06:30:00+08:00.");
+
+  static final Key<ZoneId> JOB_ZONE =
+      Key.zone("zone", null, "top-level zone", "Zone of this job's cron or at.");
+
+  static final Key<String> JOB_COMMAND =
+      Key.of("command", Kind.TEXT_LIST, null, "Argv list, run without a shell.");
+
+  static final Key<String> JOB_HTTP =
+      Key.of("http", Kind.SECTION, null, "An HTTP request to send.");
+
+  static final Key<String> JOB_CLASS =
+      Key.of("class", Kind.TEXT, null, "A Java class implementing dev.leasehold.core.job.Job.");
+
+  static final Key<String> JOB_ENV =
+      Key.of("env", Kind.TEXT_MAP, null, "Command jobs: variables added to the environment.");
+
+  static final Key<String> JOB_WORKDIR =
+      Key.of("workdir", Kind.TEXT, "the daemon's", "Command jobs: working directory.");
+
+  static final Key<Duration> JOB_TIMEOUT =
+      Key.positiveDuration("timeout", null, "Stop the job after this long (timed-out).");
+
+  static final Key<Duration> JOB_TTL =
+      Key.positiveDuration("ttl", null, "This job's lease TTL.").describedAs("lease.ttl");
+
+  static final Key<Duration> JOB_RENEW_EVERY =
+      Key.positiveDuration("renew-every", null, "This job's renew interval.")
+          .describedAs("lease.renew-every");
+
+  static final Key<String> JOB_GROUP =
+      Key.of(
+          "group",
+          Kind.TEXT,
+          "none",
+          "The concurrency group (a name under the top-level groups) this job belongs to.");
+
+  static final Key<Duration> JOB_JITTER =
+      Key.positiveDuration(
+              "jitter",
+              null,
+              "Start each firing at a deterministic offset in [0, jitter) after its scheduled"
+                  + " instant, the same on every replica; kept below the gap to the next firing.")
+          .describedAs("0s");
+
+  static final Key<String> JOB_NOTIFY =
+      Key.of(
+          "notify",
+          Kind.SECTION,
+          "the top-level notify",
+          "This job's notifier (replaces the top-level one); notify: {} sends nothing.");
+
+  static final Key<String> JOB_RETRY =
+      Key.of(
+          "retry",
+          Kind.SECTION,
+          "the top-level retry",
+          "This job's retry; keys it leaves out come from the top-level retry.");
+
   static final List<Key<?>> JOB =
       List.of(
-          Key.of(
-              "name",
-              Kind.TEXT,
-              null,
-              "Job and lease name: [A-Za-z0-9._-], 1-100 characters, unique."),
-          Key.of(
-              "cron",
-              Kind.TEXT,
-              null,
-              "5 fields (min hour dom month dow) or 6 with seconds first, in the job's zone."),
-          Key.of("every", Kind.DURATION, null, "A fixed interval aligned to the epoch."),
+          JOB_NAME,
+          JOB_CRON,
+          JOB_EVERY,
           OFFSET,
-          Key.of("at", Kind.TEXT, null, "One instant, e.g. 2026-11-30T06:30:00+08:00."),
-          Key.of("zone", Kind.TEXT, "top-level zone", "Zone of this job's cron or at."),
-          Key.of("command", Kind.TEXT_LIST, null, "Argv list, run without a shell."),
-          Key.of("http", Kind.SECTION, null, "An HTTP request to send."),
-          Key.of("class", Kind.TEXT, null, "A Java class implementing dev.leasehold.core.job.Job."),
-          Key.of("env", Kind.TEXT_MAP, null, "Command jobs: variables added to the environment."),
-          Key.of("workdir", Kind.TEXT, "the daemon's", "Command jobs: working directory."),
+          JOB_AT,
+          JOB_ZONE,
+          JOB_COMMAND,
+          JOB_HTTP,
+          JOB_CLASS,
+          JOB_ENV,
+          JOB_WORKDIR,
           KILL_GRACE,
-          Key.of("timeout", Kind.DURATION, null, "Stop the job after this long (timed-out)."),
-          Key.of("ttl", Kind.DURATION, "lease.ttl", "This job's lease TTL."),
-          Key.of("renew-every", Kind.DURATION, "lease.renew-every", "This job's renew interval."),
+          JOB_TIMEOUT,
+          JOB_TTL,
+          JOB_RENEW_EVERY,
           MISFIRE_GRACE,
-          Key.of(
-              "group",
-              Kind.TEXT,
-              "none",
-              "The concurrency group (a name under the top-level groups) this job belongs to."),
-          Key.of(
-              "jitter",
-              Kind.DURATION,
-              "0s",
-              "Start each firing at a deterministic offset in [0, jitter) after its scheduled"
-                  + " instant, the same on every replica; kept below the gap to the next firing."),
-          Key.of(
-              "notify",
-              Kind.SECTION,
-              "the top-level notify",
-              "This job's notifier (replaces the top-level one); notify: {} sends nothing."),
-          Key.of(
-              "retry",
-              Kind.SECTION,
-              "the top-level retry",
-              "This job's retry; keys it leaves out come from the top-level retry."));
+          JOB_GROUP,
+          JOB_JITTER,
+          JOB_NOTIFY,
+          JOB_RETRY);
+
+  /** Exactly one of these per job. */
+  static final List<Key<?>> SCHEDULES = List.of(JOB_CRON, JOB_EVERY, JOB_AT);
+
+  /** Exactly one of these per job. */
+  static final List<Key<?>> ACTIONS = List.of(JOB_COMMAND, JOB_HTTP, JOB_CLASS);
+
+  /** Keys that only a command job may give. */
+  static final List<Key<?>> COMMAND_ONLY = List.of(JOB_ENV, JOB_WORKDIR, KILL_GRACE);
 
   static final List<Key<?>> RETRY = List.of(ATTEMPTS, BACKOFF, MAX_BACKOFF);
 
-  static final List<Key<?>> NOTIFY =
-      List.of(
-          Key.of(
-              "command",
-              Kind.TEXT_LIST,
-              null,
-              "Argv list, run without a shell; gets the event as JSON on stdin and in"
-                  + " LEASEHOLD_EVENT; exit 0 means sent."),
-          Key.of(
-              "http",
-              Kind.SECTION,
-              null,
-              "An HTTP request (method POST unless given) with the event as its JSON body; a 2xx"
-                  + " answer means sent."),
-          Key.of(
-              "on",
-              Kind.TEXT_LIST,
-              "[failed, missed, recovered]",
-              "The events sent: failed, missed, recovered, succeeded."));
+  // notify
+
+  static final Key<String> NOTIFY_COMMAND =
+      Key.of(
+          "command",
+          Kind.TEXT_LIST,
+          null,
+          "Argv list, run without a shell; gets the event as JSON on stdin and in"
+              + " LEASEHOLD_EVENT; exit 0 means sent.");
+
+  static final Key<String> NOTIFY_HTTP =
+      Key.of(
+          "http",
+          Kind.SECTION,
+          null,
+          "An HTTP request (method POST unless given) with the event as its JSON body; a 2xx"
+              + " answer means sent.");
+
+  static final Key<String> NOTIFY_ON =
+      Key.of(
+          "on",
+          Kind.TEXT_LIST,
+          "[failed, missed, recovered]",
+          "The events sent: failed, missed, recovered, succeeded.");
+
+  static final List<Key<?>> NOTIFY = List.of(NOTIFY_COMMAND, NOTIFY_HTTP, NOTIFY_ON);
+
+  /** A notifier gives exactly one of these. */
+  static final List<Key<?>> NOTIFIERS = List.of(NOTIFY_COMMAND, NOTIFY_HTTP);
+
+  // http
+
+  static final Key<String> HTTP_METHOD = Key.of("method", Kind.TEXT, "GET", "HTTP method.");
+
+  static final Key<String> HTTP_URL = Key.of("url", Kind.TEXT, null, "http:// or https:// URL.");
+
+  static final Key<String> HTTP_HEADERS =
+      Key.of("headers", Kind.TEXT_MAP, null, "Request headers.");
+
+  static final Key<String> HTTP_BODY = Key.of("body", Kind.TEXT, null, "Request body.");
+
+  static final Key<String> HTTP_LEASEHOLD_HEADERS =
+      Key.of(
+          "leasehold-headers",
+          Kind.TEXT_MAP,
+          "X-Leasehold-Job, -Fire-Time, -Fence, -Node",
+          "Names of the headers carrying the run's job, fire-time, fence and node (keys job,"
+              + " fire-time, fence, node).");
 
   static final List<Key<?>> HTTP =
-      List.of(
-          Key.of("method", Kind.TEXT, "GET", "HTTP method."),
-          Key.of("url", Kind.TEXT, null, "http:// or https:// URL."),
-          Key.of("headers", Kind.TEXT_MAP, null, "Request headers."),
-          Key.of("body", Kind.TEXT, null, "Request body."),
-          HTTP_TIMEOUT,
-          Key.of(
-              "leasehold-headers",
-              Kind.TEXT_MAP,
-              "X-Leasehold-Job, -Fire-Time, -Fence, -Node",
-              "Names of the headers carrying the run's job, fire-time, fence and node (keys job,"
-                  + " fire-time, fence, node)."));
+      List.of(HTTP_METHOD, HTTP_URL, HTTP_HEADERS, HTTP_BODY, HTTP_TIMEOUT, HTTP_LEASEHOLD_HEADERS);
 
   /** The default store, as the store adapters on the class path declare it. */
   private static final class StoreDefaults {
     static final String TYPE = StoreCatalog.discovered().defaultType();
     static final String URL = StoreCatalog.discovered().defaultUrl(TYPE);
   }
-
-  /** Exactly one of these per job. */
-  static final List<String> SCHEDULES = List.of("cron", "every", "at");
-
-  /** Exactly one of these per job. */
-  static final List<String> ACTIONS = List.of("command", "http", "class");
 
   /** The key names of a section, in order. */
   static Set<String> names(List<Key<?>> keys) {

@@ -46,13 +46,6 @@ public final class ConfigLoader {
 
   public static final String LOG_FORMAT_VARIABLE = "LEASEHOLD_LOG_FORMAT";
 
-  private static final Set<String> TOP = ConfigKeys.names(ConfigKeys.TOP);
-  private static final Set<String> STORE = ConfigKeys.names(ConfigKeys.STORE);
-  private static final Set<String> LEASE = ConfigKeys.names(ConfigKeys.LEASE);
-  private static final Set<String> HISTORY = ConfigKeys.names(ConfigKeys.HISTORY);
-  private static final Set<String> ADMIN = ConfigKeys.names(ConfigKeys.ADMIN);
-  private static final Set<String> LOG = ConfigKeys.names(ConfigKeys.LOG);
-
   private static final ObjectMapper YAML =
       new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
@@ -71,21 +64,21 @@ public final class ConfigLoader {
   public DaemonConfig load(Path file) throws ConfigException {
     String name = file.toString();
     Section root = Section.root(name, parse(name, read(file)), new Placeholders(env));
-    root.allow(TOP);
+    root.allow(ConfigKeys.TOP);
 
     // blank means "not set", so ${NODE:-} falls back to the default node id
-    String node = root.text("node").filter(n -> !n.isBlank()).orElse(defaultNode);
+    String node = root.text(ConfigKeys.NODE).filter(n -> !n.isBlank()).orElse(defaultNode);
     if (node.isBlank() || node.length() > 200) {
-      throw root.error("node", "must be 1 to 200 characters");
+      throw root.error(ConfigKeys.NODE, "must be 1 to 200 characters");
     }
     // blank means "not set", as for node
-    String namespace = root.text("namespace").filter(n -> !n.isBlank()).orElse(null);
+    String namespace = root.text(ConfigKeys.NAMESPACE).filter(n -> !n.isBlank()).orElse(null);
     if (namespace != null && Namespace.problem(namespace) != null) {
-      throw root.error("namespace", Namespace.problem(namespace));
+      throw root.error(ConfigKeys.NAMESPACE, Namespace.problem(namespace));
     }
     if (node.length() > Namespace.of(namespace).maxNodeLength()) {
       throw root.error(
-          "node",
+          ConfigKeys.NODE,
           "must be at most "
               + Namespace.of(namespace).maxNodeLength()
               + " characters in namespace '"
@@ -95,28 +88,29 @@ public final class ConfigLoader {
     ZoneId zone = root.value(ConfigKeys.ZONE);
     Duration shutdownGrace = root.value(ConfigKeys.SHUTDOWN_GRACE);
 
-    Section lease = root.section("lease").orElse(null);
+    Section lease = root.section(ConfigKeys.TOP_LEASE).orElse(null);
     Duration ttl = ConfigKeys.TTL.defaultValue();
     Duration renewEvery = ConfigKeys.RENEW_EVERY.defaultValue();
     if (lease != null) {
-      lease.allow(LEASE);
+      lease.allow(ConfigKeys.LEASE);
       ttl = lease.value(ConfigKeys.TTL);
       renewEvery = lease.value(ConfigKeys.RENEW_EVERY);
       if (renewEvery != null && renewEvery.compareTo(ttl) >= 0) {
-        throw lease.error("renew-every", "must be less than the ttl " + ttl(ttl));
+        throw lease.error(ConfigKeys.RENEW_EVERY, "must be less than the ttl " + ttl(ttl));
       }
     }
 
-    NotifyConfig notify =
-        root.has("notify") ? JobReader.notify(root.section("notify").orElseThrow()) : null;
+    Optional<Section> notifySection = root.section(ConfigKeys.TOP_NOTIFY);
+    NotifyConfig notify = notifySection.isPresent() ? JobReader.notify(notifySection.get()) : null;
+    Optional<Section> retrySection = root.section(ConfigKeys.TOP_RETRY);
     RetryPolicy retry =
-        root.has("retry")
-            ? JobReader.retry(root.section("retry").orElseThrow(), RetryPolicy.NONE)
+        retrySection.isPresent()
+            ? JobReader.retry(retrySection.get(), RetryPolicy.NONE)
             : RetryPolicy.NONE;
     JobReader jobs = new JobReader(zone, ttl, renewEvery, notify, retry);
-    List<Section> jobSections = root.sections("jobs");
+    List<Section> jobSections = root.sections(ConfigKeys.TOP_JOBS);
     if (jobSections.isEmpty()) {
-      throw root.error("jobs", "at least one job is required");
+      throw root.error(ConfigKeys.TOP_JOBS, "at least one job is required");
     }
     List<JobConfig> jobList = jobs.readAll(jobSections);
     Map<String, Integer> groups = GroupReader.read(root, jobSections, jobList);
@@ -126,7 +120,9 @@ public final class ConfigLoader {
       if (jobName.length() > scope.maxNameLength()) {
         throw jobSections
             .get(i)
-            .error("name", "invalid job name '" + jobName + "': " + scope.nameProblem(jobName));
+            .error(
+                ConfigKeys.JOB_NAME,
+                "invalid job name '" + jobName + "': " + scope.nameProblem(jobName));
       }
     }
 
@@ -182,7 +178,7 @@ public final class ConfigLoader {
     return message.lines().map(String::strip).filter(l -> !l.isEmpty()).findFirst().orElse("");
   }
 
-  static Optional<ZoneId> zone(Section section, String key) throws ConfigException {
+  static Optional<ZoneId> zone(Section section, ConfigKeys.Key<ZoneId> key) throws ConfigException {
     Optional<String> id = section.text(key);
     if (id.isEmpty()) {
       return Optional.empty();
@@ -197,7 +193,7 @@ public final class ConfigLoader {
   private StoreSettings store(Section root, List<JobConfig> jobs) throws ConfigException {
     // the store and URL of a file that names none come from the store adapters
     StoreCatalog stores = StoreCatalog.discovered();
-    Section store = root.section("store").orElse(null);
+    Section store = root.section(ConfigKeys.TOP_STORE).orElse(null);
     if (store == null) {
       String type = defaultStoreType(root, stores);
       return new StoreSettings(
@@ -210,19 +206,20 @@ public final class ConfigLoader {
           commandTimeout(jobs),
           Map.of());
     }
-    store.allow(STORE);
-    Optional<String> given = store.text("type");
+    store.allow(ConfigKeys.STORE);
+    Optional<String> given = store.text(ConfigKeys.STORE_TYPE);
     String type =
         given.isPresent()
             ? given.get().strip().toLowerCase(Locale.ROOT)
             : defaultStoreType(store, stores);
-    String url = store.text("url").orElse(stores.defaultUrl(type));
-    List<String> urls = store.textList("urls").orElse(List.of());
+    String url = store.text(ConfigKeys.STORE_URL).orElse(stores.defaultUrl(type));
+    List<String> urls = store.textList(ConfigKeys.STORE_URLS).orElse(List.of());
     // blank means "not set", so ${DB_PASSWORD:-} can leave a credential out
-    String password = store.text("password").filter(p -> !p.isBlank()).orElse(null);
-    if (store.has("password-file")) {
+    String password = store.text(ConfigKeys.STORE_PASSWORD).filter(p -> !p.isBlank()).orElse(null);
+    if (store.has(ConfigKeys.STORE_PASSWORD_FILE)) {
       if (password != null) {
-        throw store.error("password-file", "give either password or password-file, not both");
+        throw store.error(
+            ConfigKeys.STORE_PASSWORD_FILE, "give either password or password-file, not both");
       }
       password = passwordFile(store);
     }
@@ -235,11 +232,11 @@ public final class ConfigLoader {
         type,
         url,
         urls,
-        store.text("username").filter(u -> !u.isBlank()).orElse(null),
+        store.text(ConfigKeys.STORE_USERNAME).filter(u -> !u.isBlank()).orElse(null),
         password,
-        store.text("key-prefix").orElse(null),
+        store.text(ConfigKeys.STORE_KEY_PREFIX).orElse(null),
         commandTimeout,
-        store.textMap("options"));
+        store.textMap(ConfigKeys.STORE_OPTIONS));
   }
 
   private static String defaultStoreType(Section at, StoreCatalog stores) throws ConfigException {
@@ -247,7 +244,7 @@ public final class ConfigLoader {
     if (type == null) {
       throw new ConfigException(
           at.file(),
-          "store.type",
+          ConfigKeys.TOP_STORE.name() + "." + ConfigKeys.STORE_TYPE.name(),
           "required: no store adapter on the classpath offers a default; known: "
               + (stores.types().isEmpty() ? "none" : String.join(", ", stores.types())));
     }
@@ -255,30 +252,32 @@ public final class ConfigLoader {
   }
 
   private static HistoryRetention history(Section root) throws ConfigException {
-    Optional<Section> store = root.section("store");
+    Optional<Section> store = root.section(ConfigKeys.TOP_STORE);
     Optional<Section> history =
-        store.isPresent() ? store.get().section("history") : Optional.empty();
+        store.isPresent() ? store.get().section(ConfigKeys.STORE_HISTORY) : Optional.empty();
     if (history.isEmpty()) {
       return HistoryRetention.DEFAULT;
     }
     Section h = history.get();
-    h.allow(HISTORY);
+    h.allow(ConfigKeys.HISTORY);
     Duration keep = h.value(ConfigKeys.KEEP);
     if (keep.compareTo(HistoryRetention.MIN_KEEP) < 0) {
-      throw h.error("keep", "must be at least 1m, got " + h.text("keep").orElse(""));
+      throw h.error(
+          ConfigKeys.KEEP, "must be at least 1m, got " + h.text(ConfigKeys.KEEP).orElse(""));
     }
     return new HistoryRetention(keep, h.value(ConfigKeys.MAX_PER_JOB));
   }
 
   private static String passwordFile(Section store) throws ConfigException {
-    String file = store.requiredText("password-file");
+    String file = store.requiredText(ConfigKeys.STORE_PASSWORD_FILE);
     try {
       warnIfOthersMayRead(Path.of(file));
       return Files.readString(Path.of(file)).strip();
     } catch (NoSuchFileException e) {
-      throw store.error("password-file", "no such file: " + file);
+      throw store.error(ConfigKeys.STORE_PASSWORD_FILE, "no such file: " + file);
     } catch (IOException | RuntimeException e) {
-      throw store.error("password-file", "cannot read " + file + ": " + e.getMessage());
+      throw store.error(
+          ConfigKeys.STORE_PASSWORD_FILE, "cannot read " + file + ": " + e.getMessage());
     }
   }
 
@@ -314,28 +313,29 @@ public final class ConfigLoader {
   }
 
   private static AdminConfig admin(Section root) throws ConfigException {
-    Section admin = root.section("admin").orElse(null);
+    Section admin = root.section(ConfigKeys.TOP_ADMIN).orElse(null);
     if (admin == null) {
       return null;
     }
-    admin.allow(ADMIN);
+    admin.allow(ConfigKeys.ADMIN);
     String listen = admin.value(ConfigKeys.LISTEN).strip();
-    String token = admin.text("token").filter(t -> !t.isBlank()).orElse(null);
+    String token = admin.text(ConfigKeys.ADMIN_TOKEN).filter(t -> !t.isBlank()).orElse(null);
     Redaction.register(token);
     if (token != null && token.length() < AdminConfig.MIN_TOKEN_LENGTH) {
       throw admin.error(
-          "token",
+          ConfigKeys.ADMIN_TOKEN,
           "too short to resist guessing ("
               + token.length()
               + " characters); use at least "
               + AdminConfig.MIN_TOKEN_LENGTH
               + ", e.g. the output of: openssl rand -hex 16");
     }
-    List<String> hosts = admin.textList("allowed-hosts").orElse(List.of());
+    List<String> hosts = admin.textList(ConfigKeys.ADMIN_ALLOWED_HOSTS).orElse(List.of());
     for (String host : hosts) {
       if (host.isBlank() || host.strip().contains(" ") || host.contains("/")) {
         throw admin.error(
-            "allowed-hosts", "expected host names such as leasehold.internal, got '" + host + "'");
+            ConfigKeys.ADMIN_ALLOWED_HOSTS,
+            "expected host names such as leasehold.internal, got '" + host + "'");
       }
     }
     return new AdminConfig(address(admin, listen), token, hosts);
@@ -359,16 +359,16 @@ public final class ConfigLoader {
       return InetSocketAddress.createUnresolved(host, p);
     } catch (NumberFormatException e) {
       throw admin.error(
-          "listen", "expected host:port such as 127.0.0.1:8077, got '" + listen + "'");
+          ConfigKeys.LISTEN, "expected host:port such as 127.0.0.1:8077, got '" + listen + "'");
     }
   }
 
   private LogConfig log(Section root) throws ConfigException {
-    Section log = root.section("log").orElse(null);
+    Section log = root.section(ConfigKeys.TOP_LOG).orElse(null);
     String format = ConfigKeys.FORMAT.defaultValue();
     String level = ConfigKeys.LEVEL.defaultValue();
     if (log != null) {
-      log.allow(LOG);
+      log.allow(ConfigKeys.LOG);
       format = log.value(ConfigKeys.FORMAT);
       level = log.value(ConfigKeys.LEVEL);
     }

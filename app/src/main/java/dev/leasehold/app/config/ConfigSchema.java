@@ -42,50 +42,58 @@ public final class ConfigSchema {
     root.put(
         "description",
         "One YAML file read by every replica (run, validate, status, history, trigger).");
-    section(root, ConfigKeys.TOP);
-    root.putArray("required").add("jobs");
-    ObjectNode props = (ObjectNode) root.get("properties");
-    section((ObjectNode) props.get("store"), ConfigKeys.STORE);
-    section((ObjectNode) props.get("store").get("properties").get("history"), ConfigKeys.HISTORY);
-    section((ObjectNode) props.get("lease"), ConfigKeys.LEASE);
-    section((ObjectNode) props.get("admin"), ConfigKeys.ADMIN);
-    section((ObjectNode) props.get("log"), ConfigKeys.LOG);
-    ObjectNode group = (ObjectNode) props.get("groups").get("additionalProperties");
+    ObjectNode props = section(root, ConfigKeys.TOP);
+    root.putArray("required").add(ConfigKeys.TOP_JOBS.name());
+    ObjectNode store = (ObjectNode) props.get(ConfigKeys.TOP_STORE.name());
+    section(
+        (ObjectNode) section(store, ConfigKeys.STORE).get(ConfigKeys.STORE_HISTORY.name()),
+        ConfigKeys.HISTORY);
+    section(property(props, ConfigKeys.TOP_LEASE), ConfigKeys.LEASE);
+    section(property(props, ConfigKeys.TOP_ADMIN), ConfigKeys.ADMIN);
+    section(property(props, ConfigKeys.TOP_LOG), ConfigKeys.LOG);
+    ObjectNode group =
+        (ObjectNode) property(props, ConfigKeys.TOP_GROUPS).get("additionalProperties");
     section(group, ConfigKeys.GROUP);
-    group.putArray("required").add("max-concurrent");
-    notify((ObjectNode) props.get("notify"));
-    section((ObjectNode) props.get("retry"), ConfigKeys.RETRY);
-    ObjectNode job = (ObjectNode) props.get("jobs").get("items");
-    section(job, ConfigKeys.JOB);
-    job.putArray("required").add("name");
+    group.putArray("required").add(ConfigKeys.MAX_CONCURRENT.name());
+    notify(property(props, ConfigKeys.TOP_NOTIFY));
+    section(property(props, ConfigKeys.TOP_RETRY), ConfigKeys.RETRY);
+    ObjectNode job = (ObjectNode) property(props, ConfigKeys.TOP_JOBS).get("items");
+    ObjectNode jobProps = section(job, ConfigKeys.JOB);
+    job.putArray("required").add(ConfigKeys.JOB_NAME.name());
     ArrayNode allOf = job.putArray("allOf");
     allOf.addObject().set("oneOf", exactlyOne(ConfigKeys.SCHEDULES));
     allOf.addObject().set("oneOf", exactlyOne(ConfigKeys.ACTIONS));
-    ObjectNode http = (ObjectNode) job.get("properties").get("http");
-    section(http, ConfigKeys.HTTP);
-    http.putArray("required").add("url");
-    notify((ObjectNode) job.get("properties").get("notify"));
-    section((ObjectNode) job.get("properties").get("retry"), ConfigKeys.RETRY);
-    ((ObjectNode) props.get("jobs")).put("minItems", 1);
+    http(property(jobProps, ConfigKeys.JOB_HTTP));
+    notify(property(jobProps, ConfigKeys.JOB_NOTIFY));
+    section(property(jobProps, ConfigKeys.JOB_RETRY), ConfigKeys.RETRY);
+    property(props, ConfigKeys.TOP_JOBS).put("minItems", 1);
     return root;
   }
 
   private static void notify(ObjectNode notify) {
-    section(notify, ConfigKeys.NOTIFY);
-    ObjectNode http = (ObjectNode) notify.get("properties").get("http");
-    section(http, ConfigKeys.HTTP);
-    http.putArray("required").add("url");
+    http(property(section(notify, ConfigKeys.NOTIFY), ConfigKeys.NOTIFY_HTTP));
   }
 
-  private static ArrayNode exactlyOne(List<String> keys) {
+  private static void http(ObjectNode http) {
+    section(http, ConfigKeys.HTTP);
+    http.putArray("required").add(ConfigKeys.HTTP_URL.name());
+  }
+
+  /** The schema of {@code key} among a section's {@code properties}. */
+  private static ObjectNode property(ObjectNode properties, Key<?> key) {
+    return (ObjectNode) properties.get(key.name());
+  }
+
+  private static ArrayNode exactlyOne(List<Key<?>> keys) {
     ArrayNode oneOf = JSON.createArrayNode();
-    for (String key : keys) {
-      oneOf.addObject().putArray("required").add(key);
+    for (Key<?> key : keys) {
+      oneOf.addObject().putArray("required").add(key.name());
     }
     return oneOf;
   }
 
-  private static void section(ObjectNode node, List<Key<?>> keys) {
+  /** Writes the schema of a section holding {@code keys}; returns its {@code properties}. */
+  private static ObjectNode section(ObjectNode node, List<Key<?>> keys) {
     node.put("type", "object");
     node.put("additionalProperties", false);
     ObjectNode props = node.putObject("properties");
@@ -128,6 +136,7 @@ public final class ConfigSchema {
         }
       }
     }
+    return props;
   }
 
   /** A YAML scalar read as text: a string, or a number or boolean written without quotes. */

@@ -5,12 +5,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /** Reads the top-level {@code groups} and checks every job's {@code group} against them. */
 final class GroupReader {
-  private static final Set<String> GROUP = ConfigKeys.names(ConfigKeys.GROUP);
-
   /** Most slots one group may have: each is a lease a waiting run tries in turn. */
   static final int MAX_CONCURRENT = 100;
 
@@ -26,7 +23,7 @@ final class GroupReader {
   static Map<String, Integer> read(Section root, List<Section> jobSections, List<JobConfig> jobs)
       throws ConfigException {
     Map<String, Integer> groups = new LinkedHashMap<>();
-    Optional<Section> section = root.section("groups");
+    Optional<Section> section = root.section(ConfigKeys.TOP_GROUPS);
     if (section.isPresent()) {
       for (String name : section.get().keys()) {
         groups.put(name, group(section.get(), name));
@@ -38,7 +35,7 @@ final class GroupReader {
         throw jobSections
             .get(i)
             .error(
-                "group",
+                ConfigKeys.JOB_GROUP,
                 "unknown group '"
                     + group
                     + "'; "
@@ -56,12 +53,15 @@ final class GroupReader {
       problem = "must be at most " + MAX_NAME + " characters";
     }
     if (problem != null) {
-      throw groups.error(name, "invalid group name: " + problem);
+      throw groups.errorAt(name, "invalid group name: " + problem);
     }
     Section g =
-        groups.section(name).orElseThrow(() -> groups.error(name, "expected max-concurrent"));
-    g.allow(GROUP);
-    g.requiredText(ConfigKeys.MAX_CONCURRENT.name());
+        groups
+            .member(name)
+            .orElseThrow(
+                () -> groups.errorAt(name, "expected " + ConfigKeys.MAX_CONCURRENT.name()));
+    g.allow(ConfigKeys.GROUP);
+    g.requiredText(ConfigKeys.MAX_CONCURRENT);
     return g.value(ConfigKeys.MAX_CONCURRENT);
   }
 }

@@ -1,5 +1,6 @@
 package dev.leasehold.app.config;
 
+import dev.leasehold.app.config.ConfigKeys.Key;
 import dev.leasehold.core.job.Job;
 import dev.leasehold.core.lease.LeaseNames;
 import dev.leasehold.core.schedule.Durations;
@@ -22,6 +23,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -31,12 +33,10 @@ import org.slf4j.LoggerFactory;
 final class JobReader {
   private static final Logger log = LoggerFactory.getLogger(JobReader.class);
 
-  private static final Set<String> JOB = ConfigKeys.names(ConfigKeys.JOB);
-  private static final Set<String> HTTP = ConfigKeys.names(ConfigKeys.HTTP);
-  private static final Set<String> NOTIFY = ConfigKeys.names(ConfigKeys.NOTIFY);
-  private static final Set<String> RETRY = ConfigKeys.names(ConfigKeys.RETRY);
-  private static final List<String> SCHEDULES = ConfigKeys.SCHEDULES;
-  private static final List<String> ACTIONS = ConfigKeys.ACTIONS;
+  private static final Key<String> JOB_NAME = ConfigKeys.JOB_NAME;
+
+  private static final String PROGRAM_NEEDED =
+      "must name a program: [\"/path/to/program\", \"arg\", ...]";
 
   private final ZoneId defaultZone;
   private final Duration defaultTtl;
@@ -64,7 +64,7 @@ final class JobReader {
       JobConfig job = read(s);
       String earlier = seen.putIfAbsent(job.name(), s.path());
       if (earlier != null) {
-        throw s.error("name", "duplicate job name '" + job.name() + "' (also " + earlier + ")");
+        throw s.error(JOB_NAME, "duplicate job name '" + job.name() + "' (also " + earlier + ")");
       }
       jobs.add(job);
     }
@@ -72,47 +72,49 @@ final class JobReader {
   }
 
   private JobConfig read(Section s) throws ConfigException {
-    s.allow(JOB);
-    String name = s.requiredText("name");
+    s.allow(ConfigKeys.JOB);
+    String name = s.requiredText(JOB_NAME);
     String problem = LeaseNames.problem(name);
     if (problem != null) {
-      throw s.error("name", "invalid job name '" + name + "': " + problem);
+      throw s.error(JOB_NAME, "invalid job name '" + name + "': " + problem);
     }
-    ZoneId zone = ConfigLoader.zone(s, "zone").orElse(defaultZone);
+    ZoneId zone = s.get(ConfigKeys.JOB_ZONE).orElse(defaultZone);
     Schedule schedule = schedule(s, zone);
 
-    Duration ttl = s.positiveDuration("ttl").orElse(defaultTtl);
-    Duration renewEvery = s.positiveDuration("renew-every").orElse(null);
-    if (renewEvery == null && !s.has("ttl")) {
+    Duration ttl = s.get(ConfigKeys.JOB_TTL).orElse(defaultTtl);
+    Duration renewEvery = s.get(ConfigKeys.JOB_RENEW_EVERY).orElse(null);
+    if (renewEvery == null && !s.has(ConfigKeys.JOB_TTL)) {
       renewEvery = defaultRenewEvery;
     }
     if (renewEvery != null && renewEvery.compareTo(ttl) >= 0) {
       throw s.error(
-          s.has("renew-every") ? "renew-every" : "ttl",
+          s.has(ConfigKeys.JOB_RENEW_EVERY) ? ConfigKeys.JOB_RENEW_EVERY : ConfigKeys.JOB_TTL,
           "renew-every "
               + Durations.format(renewEvery)
               + " must be less than the ttl "
               + Durations.format(ttl));
     }
-    Duration timeout = s.positiveDuration("timeout").orElse(null);
+    Duration timeout = s.get(ConfigKeys.JOB_TIMEOUT).orElse(null);
     // absent: the scheduler's default (JobPolicy), which the key names
     Duration misfireGrace = s.get(ConfigKeys.MISFIRE_GRACE).orElse(null);
     NotifyConfig notify = defaultNotify;
-    if (s.has("notify")) {
-      notify = notify(s.section("notify").orElseThrow());
+    Optional<Section> notifySection = s.section(ConfigKeys.JOB_NOTIFY);
+    if (notifySection.isPresent()) {
+      notify = notify(notifySection.get());
     }
     RetryPolicy retry = defaultRetry;
-    if (s.has("retry")) {
-      retry = retry(s.section("retry").orElseThrow(), defaultRetry);
+    Optional<Section> retrySection = s.section(ConfigKeys.JOB_RETRY);
+    if (retrySection.isPresent()) {
+      retry = retry(retrySection.get(), defaultRetry);
     }
-    Duration jitter = s.positiveDuration("jitter").orElse(null);
+    Duration jitter = s.get(ConfigKeys.JOB_JITTER).orElse(null);
     if (jitter != null) {
       // every reader of the config (scheduler, status, resume) sees the jittered firings
       schedule = Schedule.jittered(schedule, name, jitter);
     }
-    String group = s.text("group").map(String::strip).orElse(null);
+    String group = s.text(ConfigKeys.JOB_GROUP).map(String::strip).orElse(null);
     if (group != null && group.isEmpty()) {
-      throw s.error("group", "must not be empty");
+      throw s.error(ConfigKeys.JOB_GROUP, "must not be empty");
     }
     return new JobConfig(
         name,
@@ -133,16 +135,16 @@ final class JobReader {
    * or the defaults: 1 attempt, backoff 30s, max-backoff 10m).
    */
   static RetryPolicy retry(Section s, RetryPolicy base) throws ConfigException {
-    s.allow(RETRY);
+    s.allow(ConfigKeys.RETRY);
     int attempts = s.get(ConfigKeys.ATTEMPTS).orElse(base.attempts());
     Duration backoff = s.get(ConfigKeys.BACKOFF).orElse(base.backoff());
     Duration maxBackoff = s.get(ConfigKeys.MAX_BACKOFF).orElse(null);
     if (maxBackoff == null) {
-      maxBackoff = s.has("backoff") ? max(backoff, base.maxBackoff()) : base.maxBackoff();
+      maxBackoff = s.has(ConfigKeys.BACKOFF) ? max(backoff, base.maxBackoff()) : base.maxBackoff();
     }
     if (maxBackoff.compareTo(backoff) < 0) {
       throw s.error(
-          s.has("max-backoff") ? "max-backoff" : "backoff",
+          s.has(ConfigKeys.MAX_BACKOFF) ? ConfigKeys.MAX_BACKOFF : ConfigKeys.BACKOFF,
           "max-backoff "
               + Durations.format(maxBackoff)
               + " must be at least the backoff "
@@ -160,25 +162,30 @@ final class JobReader {
    * section means "no notifier" (a job's way to opt out of the top-level default).
    */
   static NotifyConfig notify(Section s) throws ConfigException {
-    s.allow(NOTIFY);
-    if (!s.has("command") && !s.has("http")) {
-      if (s.has("on")) {
-        throw s.error(null, "no notifier; give command or http");
+    s.allow(ConfigKeys.NOTIFY);
+    if (ConfigKeys.NOTIFIERS.stream().noneMatch(s::has)) {
+      if (s.has(ConfigKeys.NOTIFY_ON)) {
+        throw s.error("no notifier; give " + names(ConfigKeys.NOTIFIERS, " or "));
       }
       return null;
     }
-    String kind = exactlyOne(s, List.of("command", "http"), "notifier");
-    JobAction action = kind.equals("command") ? notifyCommand(s) : http(s, null, "POST");
+    Key<?> kind = exactlyOne(s, ConfigKeys.NOTIFIERS, "notifier");
+    JobAction action =
+        kind == ConfigKeys.NOTIFY_COMMAND
+            ? notifyCommand(s)
+            : http(s.section(ConfigKeys.NOTIFY_HTTP).orElseThrow(), null, "POST");
     Set<String> on = NotifyConfig.DEFAULT_ON;
-    if (s.has("on")) {
-      List<String> given = s.textList("on").orElse(null);
+    if (s.has(ConfigKeys.NOTIFY_ON)) {
+      List<String> given = s.textList(ConfigKeys.NOTIFY_ON).orElse(null);
       if (given == null || given.isEmpty()) {
-        throw s.error("on", "expected a list of events: " + String.join(", ", NotifyConfig.EVENTS));
+        throw s.error(
+            ConfigKeys.NOTIFY_ON,
+            "expected a list of events: " + String.join(", ", NotifyConfig.EVENTS));
       }
       for (String event : given) {
         if (!NotifyConfig.EVENTS.contains(event.strip().toLowerCase(Locale.ROOT))) {
           throw s.error(
-              "on",
+              ConfigKeys.NOTIFY_ON,
               "unknown event '" + event + "'; expected " + String.join(", ", NotifyConfig.EVENTS));
         }
       }
@@ -191,56 +198,62 @@ final class JobReader {
   }
 
   private static JobAction notifyCommand(Section s) throws ConfigException {
-    List<String> argv = s.textList("command").orElse(null);
+    List<String> argv = s.textList(ConfigKeys.NOTIFY_COMMAND).orElse(null);
     if (argv == null) {
-      throw s.error("command", "expected a list: program and arguments");
+      throw s.error(ConfigKeys.NOTIFY_COMMAND, "expected a list: program and arguments");
     }
     if (argv.isEmpty() || argv.get(0).isBlank()) {
-      throw s.error("command", "must name a program: [\"/path/to/program\", \"arg\", ...]");
+      throw s.error(ConfigKeys.NOTIFY_COMMAND, PROGRAM_NEEDED);
     }
     return new JobAction.Command(argv, Map.of(), null, ConfigKeys.KILL_GRACE.defaultValue());
   }
 
-  private static String exactlyOne(Section s, List<String> keys, String what)
+  /** The one of {@code keys} that {@code s} gives; an error when it gives none or several. */
+  private static Key<?> exactlyOne(Section s, List<Key<?>> keys, String what)
       throws ConfigException {
-    List<String> present = keys.stream().filter(s::has).toList();
+    List<Key<?>> present = keys.stream().filter(s::has).toList();
     if (present.size() == 1) {
       return present.get(0);
     }
     if (present.isEmpty()) {
-      throw s.error(null, "no " + what + "; give one of " + String.join(", ", keys));
+      throw s.error("no " + what + "; give one of " + names(keys, ", "));
     }
     throw s.error(
-        present.get(1),
-        "two " + what + "s (" + String.join(" and ", present) + "); give exactly one");
+        present.get(1), "two " + what + "s (" + names(present, " and ") + "); give exactly one");
+  }
+
+  private static String names(List<Key<?>> keys, String separator) {
+    return String.join(separator, ConfigKeys.names(keys));
   }
 
   private static Schedule schedule(Section s, ZoneId zone) throws ConfigException {
-    String kind = exactlyOne(s, SCHEDULES, "schedule");
-    if (s.has("offset") && !kind.equals("every")) {
-      throw s.error("offset", "only applies to an 'every' schedule");
+    Key<?> kind = exactlyOne(s, ConfigKeys.SCHEDULES, "schedule");
+    if (s.has(ConfigKeys.OFFSET) && kind != ConfigKeys.JOB_EVERY) {
+      throw s.error(
+          ConfigKeys.OFFSET, "only applies to an '" + ConfigKeys.JOB_EVERY.name() + "' schedule");
     }
     try {
-      return switch (kind) {
-        case "cron" -> Schedule.cron(s.requiredText("cron"), zone);
-        case "every" -> every(s);
-        default -> Schedule.at(instant(s, zone));
-      };
+      if (kind == ConfigKeys.JOB_CRON) {
+        return Schedule.cron(s.requiredText(ConfigKeys.JOB_CRON), zone);
+      }
+      return kind == ConfigKeys.JOB_EVERY ? every(s) : Schedule.at(instant(s, zone));
     } catch (IllegalArgumentException e) {
-      throw s.error(kind.equals("every") && s.has("offset") ? "offset" : kind, e.getMessage());
+      throw s.error(
+          kind == ConfigKeys.JOB_EVERY && s.has(ConfigKeys.OFFSET) ? ConfigKeys.OFFSET : kind,
+          e.getMessage());
     }
   }
 
   private static Schedule every(Section s) throws ConfigException {
-    Duration interval = s.duration("every").orElseThrow();
+    Duration interval = s.duration(ConfigKeys.JOB_EVERY).orElseThrow();
     if (interval.isZero()) {
-      throw s.error("every", "the interval must be greater than 0");
+      throw s.error(ConfigKeys.JOB_EVERY, "the interval must be greater than 0");
     }
     return Schedule.every(interval, s.value(ConfigKeys.OFFSET));
   }
 
   private static Instant instant(Section s, ZoneId zone) throws ConfigException {
-    String text = s.requiredText("at").strip();
+    String text = s.requiredText(ConfigKeys.JOB_AT).strip();
     try {
       return OffsetDateTime.parse(text).toInstant();
     } catch (DateTimeException e) {
@@ -250,46 +263,49 @@ final class JobReader {
       return LocalDateTime.parse(text).atZone(zone).toInstant();
     } catch (DateTimeException e) {
       throw s.error(
-          "at", "'" + text + "' is not a date-time; expected e.g. 2026-11-30T06:30:00+08:00");
+          ConfigKeys.JOB_AT,
+          "'" + text + "' is not a date-time; expected e.g. 2026-11-30T06:30:00+08:00");
     }
   }
 
   private static JobAction action(Section s, Duration jobTimeout) throws ConfigException {
-    String kind = exactlyOne(s, ACTIONS, "action");
-    if (!kind.equals("command")) {
-      for (String key : List.of("env", "workdir", "kill-grace")) {
+    Key<?> kind = exactlyOne(s, ConfigKeys.ACTIONS, "action");
+    if (kind != ConfigKeys.JOB_COMMAND) {
+      for (Key<?> key : ConfigKeys.COMMAND_ONLY) {
         if (s.has(key)) {
           throw s.error(key, "only applies to command jobs");
         }
       }
     }
-    return switch (kind) {
-      case "command" -> command(s);
-      case "http" -> http(s, jobTimeout, "GET");
-      default -> javaClass(s);
-    };
+    if (kind == ConfigKeys.JOB_COMMAND) {
+      return command(s);
+    }
+    return kind == ConfigKeys.JOB_HTTP
+        ? http(s.section(ConfigKeys.JOB_HTTP).orElseThrow(), jobTimeout, "GET")
+        : javaClass(s);
   }
 
   private static JobAction command(Section s) throws ConfigException {
-    if (!s.textList("command").isPresent()) {
-      throw s.error("command", "expected a list: program and arguments");
+    List<String> argv = s.textList(ConfigKeys.JOB_COMMAND).orElse(null);
+    if (argv == null) {
+      throw s.error(ConfigKeys.JOB_COMMAND, "expected a list: program and arguments");
     }
-    List<String> argv = s.textList("command").orElseThrow();
     if (argv.isEmpty() || argv.get(0).isBlank()) {
-      throw s.error("command", "must name a program: [\"/path/to/program\", \"arg\", ...]");
+      throw s.error(ConfigKeys.JOB_COMMAND, PROGRAM_NEEDED);
     }
     warnIfPlaceholderIsScript(s);
-    Map<String, String> env = s.textMap("env");
+    Map<String, String> env = s.textMap(ConfigKeys.JOB_ENV);
     for (String key : env.keySet()) {
       if (!key.matches("[A-Za-z_][A-Za-z0-9_]*")) {
-        throw s.error("env." + key, "not a valid environment variable name");
+        throw s.errorAt(
+            ConfigKeys.JOB_ENV.name() + "." + key, "not a valid environment variable name");
       }
     }
     Path workdir = null;
-    if (s.has("workdir")) {
-      workdir = Path.of(s.requiredText("workdir"));
+    if (s.has(ConfigKeys.JOB_WORKDIR)) {
+      workdir = Path.of(s.requiredText(ConfigKeys.JOB_WORKDIR));
       if (!Files.isDirectory(workdir)) {
-        throw s.error("workdir", "no such directory: " + workdir);
+        throw s.error(ConfigKeys.JOB_WORKDIR, "no such directory: " + workdir);
       }
     }
     Duration killGrace = s.value(ConfigKeys.KILL_GRACE);
@@ -310,7 +326,7 @@ final class JobReader {
    * commands. Not refused (the value may be trusted), but warned about with the safe form.
    */
   private static void warnIfPlaceholderIsScript(Section s) {
-    List<String> raw = s.rawTextList("command");
+    List<String> raw = s.rawTextList(ConfigKeys.JOB_COMMAND);
     if (raw.isEmpty() || !INTERPRETER.matcher(raw.get(0)).matches()) {
       return;
     }
@@ -325,7 +341,7 @@ final class JobReader {
             "{}: ${{}} is pasted into the {} script as code, so a value holding ; $( ) or quotes"
                 + " runs as commands; pass it as data instead: env: {{}: \"${{}}\"} and \"${}\""
                 + " in the script (see docs/configuration.md, \"Placeholders in a script\")",
-            s.pathOf("command[" + (i + 1) + "]"),
+            s.pathOf(ConfigKeys.JOB_COMMAND.name() + "[" + (i + 1) + "]"),
             name,
             raw.get(0),
             name,
@@ -340,31 +356,33 @@ final class JobReader {
   private static final Pattern CREDENTIAL_HEADER =
       Pattern.compile("(?i)auth|token|key|secret|cookie|password");
 
-  private static JobAction http(Section job, Duration jobTimeout, String defaultMethod)
+  /** An {@code http:} section, of a job or of a notifier. */
+  private static JobAction http(Section s, Duration jobTimeout, String defaultMethod)
       throws ConfigException {
-    Section s = job.section("http").orElseThrow();
-    s.allow(HTTP);
-    String method = s.text("method").orElse(defaultMethod).strip().toUpperCase(Locale.ROOT);
+    s.allow(ConfigKeys.HTTP);
+    String method =
+        s.text(ConfigKeys.HTTP_METHOD).orElse(defaultMethod).strip().toUpperCase(Locale.ROOT);
     if (!method.matches("[A-Z]{1,20}")) {
-      throw s.error("method", "expected an HTTP method such as GET or POST");
+      throw s.error(ConfigKeys.HTTP_METHOD, "expected an HTTP method such as GET or POST");
     }
-    String url = s.requiredText("url").strip();
+    String url = s.requiredText(ConfigKeys.HTTP_URL).strip();
     URI uri;
     try {
       uri = new URI(url);
     } catch (URISyntaxException e) {
       // the reason and position only: the URL may hold credentials
-      throw s.error("url", "not a URL: " + e.getReason() + " at index " + e.getIndex());
+      throw s.error(
+          ConfigKeys.HTTP_URL, "not a URL: " + e.getReason() + " at index " + e.getIndex());
     }
     if (uri.getScheme() == null
         || !Set.of("http", "https").contains(uri.getScheme().toLowerCase(Locale.ROOT))
         || uri.getHost() == null) {
-      throw s.error("url", "expected http://host[:port]/path or https://...");
+      throw s.error(ConfigKeys.HTTP_URL, "expected http://host[:port]/path or https://...");
     }
     Duration timeout =
         s.get(ConfigKeys.HTTP_TIMEOUT)
             .orElse(jobTimeout != null ? jobTimeout : ConfigKeys.HTTP_TIMEOUT.defaultValue());
-    Map<String, String> headers = s.textMap("headers");
+    Map<String, String> headers = s.textMap(ConfigKeys.HTTP_HEADERS);
     Redaction.registerUrl(url);
     headers.forEach(
         (name, value) -> {
@@ -378,37 +396,42 @@ final class JobReader {
           }
         });
     return new JobAction.Http(
-        method, uri, headers, s.text("body").orElse(null), timeout, leaseholdHeaders(s));
+        method,
+        uri,
+        headers,
+        s.text(ConfigKeys.HTTP_BODY).orElse(null),
+        timeout,
+        leaseholdHeaders(s));
   }
 
   /** {@code http.leasehold-headers}: the defaults, with the names given replacing theirs. */
   private static Map<String, String> leaseholdHeaders(Section s) throws ConfigException {
     Map<String, String> names =
         new java.util.LinkedHashMap<>(JobAction.Http.DEFAULT_LEASEHOLD_HEADERS);
-    for (Map.Entry<String, String> e : s.textMap("leasehold-headers").entrySet()) {
-      String key = "leasehold-headers." + e.getKey();
+    for (Map.Entry<String, String> e : s.textMap(ConfigKeys.HTTP_LEASEHOLD_HEADERS).entrySet()) {
+      String key = ConfigKeys.HTTP_LEASEHOLD_HEADERS.name() + "." + e.getKey();
       if (!names.containsKey(e.getKey())) {
-        throw s.error(key, "unknown; expected job, fire-time, fence or node");
+        throw s.errorAt(key, "unknown; expected job, fire-time, fence or node");
       }
       String name = e.getValue().strip();
       if (!name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")) {
-        throw s.error(key, "expected a header name such as X-Fence, got '" + name + "'");
+        throw s.errorAt(key, "expected a header name such as X-Fence, got '" + name + "'");
       }
       names.put(e.getKey(), name);
     }
     Set<String> distinct = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
     distinct.addAll(names.values());
     if (distinct.size() < names.size()) {
-      throw s.error("leasehold-headers", "two of the headers have the same name");
+      throw s.error(ConfigKeys.HTTP_LEASEHOLD_HEADERS, "two of the headers have the same name");
     }
     return names;
   }
 
   private static JobAction javaClass(Section s) throws ConfigException {
-    String name = s.requiredText("class").strip();
+    String name = s.requiredText(ConfigKeys.JOB_CLASS).strip();
     String problem = javaJobProblem(name);
     if (problem != null) {
-      throw s.error("class", problem);
+      throw s.error(ConfigKeys.JOB_CLASS, problem);
     }
     return new JobAction.JavaClass(name);
   }

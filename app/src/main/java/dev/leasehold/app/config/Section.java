@@ -49,18 +49,33 @@ final class Section {
     return path.isEmpty() ? key : path + "." + key;
   }
 
-  ConfigException error(String key, String problem) {
-    return new ConfigException(file, key == null ? path : pathOf(key), problem);
+  /** An error about this section as a whole. */
+  ConfigException error(String problem) {
+    return new ConfigException(file, path, problem);
   }
 
-  /** Rejects any key not in {@code allowed}, naming the closest allowed key when there is one. */
-  Section allow(Set<String> allowed) throws ConfigException {
+  /** An error about {@code key} of this section. */
+  ConfigException error(ConfigKeys.Key<?> key, String problem) {
+    return errorAt(key.name(), problem);
+  }
+
+  /**
+   * An error about {@code subPath} below this section, a path made of a key and what it holds
+   * ({@code env.NAME}, {@code command[2]}) or a name the file chose (a group's).
+   */
+  ConfigException errorAt(String subPath, String problem) {
+    return new ConfigException(file, pathOf(subPath), problem);
+  }
+
+  /** Rejects any key not in {@code keys}, naming the closest allowed key when there is one. */
+  Section allow(List<ConfigKeys.Key<?>> keys) throws ConfigException {
+    Set<String> allowed = ConfigKeys.names(keys);
     Iterator<String> names = node.fieldNames();
     while (names.hasNext()) {
       String key = names.next();
       if (!allowed.contains(key)) {
         String hint = closest(key, allowed);
-        throw error(
+        throw errorAt(
             key,
             "unknown key"
                 + (hint == null ? "" : " (did you mean '" + hint + "'?)")
@@ -78,14 +93,18 @@ final class Section {
     return keys;
   }
 
-  boolean has(String key) {
+  boolean has(ConfigKeys.Key<?> key) {
+    return has(key.name());
+  }
+
+  private boolean has(String key) {
     JsonNode value = node.get(key);
     return value != null && !value.isNull();
   }
 
   /** The value of {@code key} read and checked by its parser; empty when absent. */
   <T> Optional<T> get(ConfigKeys.Key<T> key) throws ConfigException {
-    return key.reader().read(this, key.name());
+    return key.reader().read(this, key);
   }
 
   /** The value of {@code key}, or its default when absent (null when it has no typed default). */
@@ -93,14 +112,18 @@ final class Section {
     return get(key).orElse(key.defaultValue());
   }
 
-  Optional<String> text(String key) throws ConfigException {
+  Optional<String> text(ConfigKeys.Key<?> key) throws ConfigException {
+    return text(key.name());
+  }
+
+  private Optional<String> text(String key) throws ConfigException {
     if (!has(key)) {
       return Optional.empty();
     }
     return Optional.of(scalar(key, node.get(key)));
   }
 
-  String requiredText(String key) throws ConfigException {
+  String requiredText(ConfigKeys.Key<?> key) throws ConfigException {
     String value = text(key).orElseThrow(() -> error(key, "is required"));
     if (value.isBlank()) {
       throw error(key, "must not be empty");
@@ -108,12 +131,12 @@ final class Section {
     return value;
   }
 
-  Optional<Duration> duration(String key) throws ConfigException {
+  Optional<Duration> duration(ConfigKeys.Key<?> key) throws ConfigException {
     Optional<String> text = text(key);
     if (text.isEmpty()) {
       return Optional.empty();
     }
-    if (node.get(key).isNumber()) {
+    if (node.get(key.name()).isNumber()) {
       throw error(key, "'" + text.get() + "' has no unit; expected e.g. 500ms, 30s, 5m, 1h");
     }
     try {
@@ -124,7 +147,7 @@ final class Section {
   }
 
   /** A duration that must be greater than zero. */
-  Optional<Duration> positiveDuration(String key) throws ConfigException {
+  Optional<Duration> positiveDuration(ConfigKeys.Key<?> key) throws ConfigException {
     Optional<Duration> d = duration(key);
     if (d.isPresent() && (d.get().isZero() || d.get().isNegative())) {
       throw error(key, "must be greater than 0");
@@ -132,26 +155,36 @@ final class Section {
     return d;
   }
 
-  Optional<Section> section(String key) throws ConfigException {
+  Optional<Section> section(ConfigKeys.Key<?> key) throws ConfigException {
+    return section(key.name());
+  }
+
+  /** The mapping a name chosen in the file holds, such as a group's under {@code groups}. */
+  Optional<Section> member(String name) throws ConfigException {
+    return section(name);
+  }
+
+  private Optional<Section> section(String key) throws ConfigException {
     if (!has(key)) {
       return Optional.empty();
     }
     JsonNode value = node.get(key);
     if (!value.isObject()) {
-      throw error(key, "expected a mapping, got " + kind(value));
+      throw errorAt(key, "expected a mapping, got " + kind(value));
     }
     return Optional.of(new Section(file, pathOf(key), value, placeholders));
   }
 
   /** The mappings of a list of mappings, each with its path ({@code jobs[0]}, ...). */
-  List<Section> sections(String key) throws ConfigException {
+  List<Section> sections(ConfigKeys.Key<?> listKey) throws ConfigException {
+    String key = listKey.name();
     List<Section> out = new ArrayList<>();
     if (!has(key)) {
       return out;
     }
     JsonNode value = node.get(key);
     if (!value.isArray()) {
-      throw error(key, "expected a list, got " + kind(value));
+      throw errorAt(key, "expected a list, got " + kind(value));
     }
     for (int i = 0; i < value.size(); i++) {
       String itemPath = pathOf(key) + "[" + i + "]";
@@ -164,13 +197,14 @@ final class Section {
     return out;
   }
 
-  Optional<List<String>> textList(String key) throws ConfigException {
+  Optional<List<String>> textList(ConfigKeys.Key<?> listKey) throws ConfigException {
+    String key = listKey.name();
     if (!has(key)) {
       return Optional.empty();
     }
     JsonNode value = node.get(key);
     if (!value.isArray()) {
-      throw error(key, "expected a list of strings, got " + kind(value));
+      throw errorAt(key, "expected a list of strings, got " + kind(value));
     }
     List<String> out = new ArrayList<>();
     for (int i = 0; i < value.size(); i++) {
@@ -180,7 +214,8 @@ final class Section {
   }
 
   /** The list's text values as written, placeholders unresolved (empty where not text). */
-  List<String> rawTextList(String key) {
+  List<String> rawTextList(ConfigKeys.Key<?> listKey) {
+    String key = listKey.name();
     List<String> out = new ArrayList<>();
     JsonNode value = node.get(key);
     if (value != null && value.isArray()) {
@@ -189,14 +224,15 @@ final class Section {
     return out;
   }
 
-  Map<String, String> textMap(String key) throws ConfigException {
+  Map<String, String> textMap(ConfigKeys.Key<?> mapKey) throws ConfigException {
+    String key = mapKey.name();
     Map<String, String> out = new LinkedHashMap<>();
     if (!has(key)) {
       return out;
     }
     JsonNode value = node.get(key);
     if (!value.isObject()) {
-      throw error(key, "expected a mapping of names to strings, got " + kind(value));
+      throw errorAt(key, "expected a mapping of names to strings, got " + kind(value));
     }
     Iterator<Map.Entry<String, JsonNode>> fields = value.fields();
     while (fields.hasNext()) {
@@ -208,10 +244,10 @@ final class Section {
 
   private String scalar(String key, JsonNode value) throws ConfigException {
     if (value == null || value.isNull()) {
-      throw error(key, "expected a value, got nothing");
+      throw errorAt(key, "expected a value, got nothing");
     }
     if (!value.isValueNode()) {
-      throw error(key, "expected a single value, got " + kind(value));
+      throw errorAt(key, "expected a single value, got " + kind(value));
     }
     if (!value.isTextual()) {
       return value.asText();
@@ -219,7 +255,7 @@ final class Section {
     try {
       return placeholders.resolve(value.asText());
     } catch (IllegalArgumentException e) {
-      throw error(key, e.getMessage());
+      throw errorAt(key, e.getMessage());
     }
   }
 

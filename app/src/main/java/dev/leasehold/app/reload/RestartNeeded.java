@@ -2,6 +2,7 @@ package dev.leasehold.app.reload;
 
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.config.JobConfig;
+import dev.leasehold.app.config.KeyPaths;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -17,19 +18,19 @@ final class RestartNeeded {
   static Optional<String> reason(DaemonConfig now, DaemonConfig next, boolean notifierRunning) {
     String key = null;
     if (!Objects.equals(now.node(), next.node())) {
-      key = "node";
+      key = KeyPaths.NODE;
     } else if (!Objects.equals(now.store(), next.store())) {
-      key = "store";
+      key = KeyPaths.STORE;
     } else if (!Objects.equals(now.history(), next.history())) {
-      key = "store.history";
+      key = KeyPaths.STORE_HISTORY;
     } else if (!Objects.equals(now.admin(), next.admin())) {
-      key = "admin";
+      key = KeyPaths.ADMIN;
     } else if (!Objects.equals(now.log(), next.log())) {
-      key = "log";
+      key = KeyPaths.LOG;
     } else if (!Objects.equals(now.namespace(), next.namespace())) {
-      key = "namespace"; // the store was opened in it
+      key = KeyPaths.NAMESPACE; // the store was opened in it
     } else if (!Objects.equals(now.groups(), next.groups())) {
-      key = "groups"; // the scheduler counts slots by the groups it started with
+      key = KeyPaths.GROUPS; // the scheduler counts slots by the groups it started with
     }
     if (key != null) {
       return Optional.of(key + ": changed; that needs a restart");
@@ -39,9 +40,8 @@ final class RestartNeeded {
         JobConfig job = next.jobs().get(i);
         if (job.notifier() != null) {
           return Optional.of(
-              "jobs["
-                  + i
-                  + "].notify: the daemon started without any notify; a first notify needs a"
+              KeyPaths.jobNotify(i)
+                  + ": the daemon started without any notify; a first notify needs a"
                   + " restart");
         }
       }

@@ -5,6 +5,7 @@ import com.google.inject.Module;
 import com.google.inject.multibindings.MapBinder;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
+import dev.leasehold.app.config.KeyPaths;
 import dev.leasehold.app.config.StoreCatalog;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
@@ -95,7 +96,7 @@ public final class StoreModules {
     if (factory == null) {
       throw new ConfigException(
           config.file(),
-          "store.type",
+          KeyPaths.STORE_TYPE,
           "unknown store type '"
               + settings.type()
               + "'; known: "
