@@ -260,7 +260,9 @@ final class PauseScenario {
   private static List<Instant> firings(Instant from, Instant to, Duration period) {
     List<Instant> out = new ArrayList<>();
     long p = period.toSeconds();
-    long s = (from.getEpochSecond() + p - 1) / p * p;
+    // the first multiple of the period at or after from, its fraction of a second included
+    long second = from.getEpochSecond() + (from.getNano() > 0 ? 1 : 0);
+    long s = (second + p - 1) / p * p;
     for (Instant f = Instant.ofEpochSecond(s); f.isBefore(to) && out.size() < 1000; ) {
       out.add(f);
       f = f.plus(period);
