@@ -111,6 +111,10 @@ by_thread() {
   done | awk '{a[$1]+=$2} END {for (k in a) print k, a[k]}'
 }
 sleep "$warmup"
+# before the window, not inside it: one awk per thread takes many seconds on an overloaded machine,
+# and read between the CPU counters it stretched their interval far past the window (the per-kind
+# split therefore covers this read and the wait for the next second as well)
+by_thread "${pids[0]}" > "$work/threads.start"
 # the window starts at the next whole second
 now_ms=$(date +%s%3N)
 sleep "$(printf '0.%03d' $(( (1000 - now_ms % 1000) % 1000 )))"
@@ -119,7 +123,6 @@ load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu_start=(); for p in "${pids[@]}"; do cpu_start+=("$(cpu "$p")"); done
 sys_start=(); for p in "${pids[@]}"; do sys_start+=("$(sys "$p")"); done
 sink_cpu_start=$(cpu "$sink_pid")
-by_thread "${pids[0]}" > "$work/threads.start"
 if [ "${JSTACK:-0}" = 1 ]; then # thread dumps of every replica in the middle of the window
   sleep "$(( window / 2 ))"
   for r in "${!nodes[@]}"; do jstack "${pids[$r]}" > "$work/${nodes[$r]}.jstack" 2>&1 || true; done
