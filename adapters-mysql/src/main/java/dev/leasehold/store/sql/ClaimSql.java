@@ -8,7 +8,6 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
@@ -88,22 +87,19 @@ final class ClaimSql {
 
   /** The rows of a statement that answers with {@link #COLUMNS}. */
   static List<ClaimRow> rows(PreparedStatement ps) throws SQLException {
-    List<ClaimRow> rows = new ArrayList<>();
-    try (ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        rows.add(
-            new ClaimRow(
-                rs.getString(1),
-                rs.getString(2),
-                rs.getString(3),
-                rs.getLong(4),
-                instant(rs.getObject(5, LocalDateTime.class)),
-                instant(rs.getObject(6, LocalDateTime.class)),
-                rs.getString(7),
-                rs.getObject(8) != null));
-      }
-    }
-    return rows;
+    return SqlSupport.rows(ps, ClaimSql::row);
+  }
+
+  private static ClaimRow row(ResultSet rs) throws SQLException {
+    return new ClaimRow(
+        rs.getString(1),
+        rs.getString(2),
+        rs.getString(3),
+        rs.getLong(4),
+        instant(rs.getObject(5, LocalDateTime.class)),
+        instant(rs.getObject(6, LocalDateTime.class)),
+        rs.getString(7),
+        rs.getObject(8) != null);
   }
 
   /**

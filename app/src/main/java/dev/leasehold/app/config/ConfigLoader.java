@@ -244,7 +244,7 @@ public final class ConfigLoader {
     if (type == null) {
       throw new ConfigException(
           at.file(),
-          ConfigKeys.TOP_STORE.name() + "." + ConfigKeys.STORE_TYPE.name(),
+          KeyPaths.STORE_TYPE,
           "required: no store adapter on the classpath offers a default; known: "
               + (stores.types().isEmpty() ? "none" : String.join(", ", stores.types())));
     }

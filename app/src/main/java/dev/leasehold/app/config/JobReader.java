@@ -33,8 +33,6 @@ import org.slf4j.LoggerFactory;
 final class JobReader {
   private static final Logger log = LoggerFactory.getLogger(JobReader.class);
 
-  private static final Key<String> JOB_NAME = ConfigKeys.JOB_NAME;
-
   private static final String PROGRAM_NEEDED =
       "must name a program: [\"/path/to/program\", \"arg\", ...]";
 
@@ -64,7 +62,8 @@ final class JobReader {
       JobConfig job = read(s);
       String earlier = seen.putIfAbsent(job.name(), s.path());
       if (earlier != null) {
-        throw s.error(JOB_NAME, "duplicate job name '" + job.name() + "' (also " + earlier + ")");
+        throw s.error(
+            ConfigKeys.JOB_NAME, "duplicate job name '" + job.name() + "' (also " + earlier + ")");
       }
       jobs.add(job);
     }
@@ -73,10 +72,10 @@ final class JobReader {
 
   private JobConfig read(Section s) throws ConfigException {
     s.allow(ConfigKeys.JOB);
-    String name = s.requiredText(JOB_NAME);
+    String name = s.requiredText(ConfigKeys.JOB_NAME);
     String problem = LeaseNames.problem(name);
     if (problem != null) {
-      throw s.error(JOB_NAME, "invalid job name '" + name + "': " + problem);
+      throw s.error(ConfigKeys.JOB_NAME, "invalid job name '" + name + "': " + problem);
     }
     ZoneId zone = s.get(ConfigKeys.JOB_ZONE).orElse(defaultZone);
     Schedule schedule = schedule(s, zone);
