@@ -39,7 +39,7 @@ final class SqlDataSources {
     config.setJdbcUrl(url);
     config.setUsername(username);
     config.setPassword(password);
-    config.setDataSourceProperties(dialect.timeoutProperties(timeout, readTimeout));
+    config.setDataSourceProperties(dialect.poolProperties(timeout, readTimeout));
     config.setConnectionInitSql(dialect.utcSessionSql);
     config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
     config.setAutoCommit(true);

@@ -144,6 +144,11 @@ abstract class SqlDialect {
   /** Driver properties that bound connecting and every socket read (or lock wait). */
   abstract Properties timeoutProperties(Duration connect, Duration read);
 
+  /** The driver properties of the store's pool: the timeouts, and whatever else the pool wants. */
+  Properties poolProperties(Duration connect, Duration read) {
+    return timeoutProperties(connect, read);
+  }
+
   /**
    * What Flyway substitutes into the migration scripts: the column types, and the trigger that
    * keeps the fence and watermark of a deleted lease row ({@link SqlHighWater}).
