@@ -17,8 +17,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A single claim on MariaDB is prepared on the server (the binary protocol), and a server that will
- * not prepare it still gets every claim, sent as text.
+ * The store's statements on MariaDB are prepared on the server (the binary protocol) once per
+ * pooled connection, not once per claim; a server that will not prepare them still decides every
+ * claim (the driver then sends them as text).
  */
 class MariaDbServerPrepareTest {
   private static final String ROOT = "jdbc:mariadb://127.0.0.1:3306/test";
