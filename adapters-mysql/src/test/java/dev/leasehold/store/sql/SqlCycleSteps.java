@@ -127,20 +127,7 @@ public final class SqlCycleSteps {
               throw new IllegalStateException("release refused");
             }
           });
-      contenders.put(
-          "dialect",
-          () -> {
-            ClaimAttempt a = attempt(firing);
-            try (Connection c = pool.getConnection()) {
-              List<ClaimRow> rows = dialect.claim(c, List.of(a));
-              if (rows.size() != 1 || !a.token().equals(rows.get(0).token())) {
-                throw new IllegalStateException("claim not won: " + rows);
-              }
-            } catch (SQLException e) {
-              throw new IllegalStateException(e);
-            }
-            release(pool, dialect, a);
-          });
+      contenders.put("dialect", dialectCycle(pool, dialect, firing));
       contenders.put(
           "update",
           () -> {
@@ -200,10 +187,7 @@ public final class SqlCycleSteps {
             try (Connection c = pool.getConnection();
                 PreparedStatement ps = c.prepareStatement(dialect.claimSql(1))) {
               ClaimSql.bindAttempts(ps, List.of(a), pg ? 1 : 1000);
-              List<ClaimRow> rows = ClaimSql.rows(ps);
-              if (rows.size() != 1 || !a.token().equals(rows.get(0).token())) {
-                throw new IllegalStateException("claim not won: " + rows);
-              }
+              won(a, ClaimSql.rows(ps));
             } catch (SQLException e) {
               throw new IllegalStateException(e);
             }
@@ -227,20 +211,7 @@ public final class SqlCycleSteps {
                     .lock(new LockConfiguration(ClockProvider.now(), NAME, TTL, Duration.ZERO))
                     .orElseThrow()
                     .unlock());
-        contenders.put(
-            "dialectText",
-            () -> {
-              ClaimAttempt a = attempt(firing);
-              try (Connection c = text.getConnection()) {
-                List<ClaimRow> rows = dialect.claim(c, List.of(a));
-                if (rows.size() != 1 || !a.token().equals(rows.get(0).token())) {
-                  throw new IllegalStateException("claim not won: " + rows);
-                }
-              } catch (SQLException e) {
-                throw new IllegalStateException(e);
-              }
-              release(text, dialect, a);
-            });
+        contenders.put("dialectText", dialectCycle(text, dialect, firing));
       }
       // the row exists before any window; warm-up: JIT, pools, prepared statements
       for (Runnable op : contenders.values()) {
@@ -269,6 +240,25 @@ public final class SqlCycleSteps {
       for (AutoCloseable c : closing) {
         c.close();
       }
+    }
+  }
+
+  /** The dialect's single claim and the release statement, through JDBC on {@code pool}. */
+  private static Runnable dialectCycle(HikariDataSource pool, SqlDialect dialect, long[] firing) {
+    return () -> {
+      ClaimAttempt a = attempt(firing);
+      try (Connection c = pool.getConnection()) {
+        won(a, dialect.claim(c, List.of(a)));
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+      release(pool, dialect, a);
+    };
+  }
+
+  private static void won(ClaimAttempt a, List<ClaimRow> rows) {
+    if (rows.size() != 1 || !a.token().equals(rows.get(0).token())) {
+      throw new IllegalStateException("claim not won: " + rows);
     }
   }
 
