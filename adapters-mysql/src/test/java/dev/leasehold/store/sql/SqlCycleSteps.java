@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
-import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.provider.jdbc.JdbcLockProvider;
 
 /**
@@ -98,23 +97,17 @@ public final class SqlCycleSteps {
       String update =
           "UPDATE task_lock SET holder = ?, token = ?, fence = fence + 1, last_fire = "
               + ts
-              + ","
-              + " lease_until = "
-              + (pg ? MySqlOrPostgres.PG_PLUS : MySqlDialect.NOW + " + INTERVAL ? MICROSECOND")
+              + ", lease_until = "
+              + dialect.now
+              + (pg
+                  ? " + CAST(? AS BIGINT) * INTERVAL '1 millisecond'"
+                  : " + INTERVAL ? MICROSECOND")
               + " WHERE lock_key = ? AND lease_until <= "
-              + (pg ? MySqlOrPostgres.PG_NOW : MySqlDialect.NOW)
+              + dialect.now
               + " AND last_fire < "
               + ts;
       Map<String, Runnable> contenders = new LinkedHashMap<>();
-      contenders.put(
-          "shedlock",
-          () -> {
-            SimpleLock lock =
-                shedlock
-                    .lock(new LockConfiguration(ClockProvider.now(), NAME, TTL, Duration.ZERO))
-                    .orElseThrow();
-            lock.unlock();
-          });
+      contenders.put("shedlock", shedlockCycle(shedlock));
       contenders.put(
           "store",
           () -> {
@@ -128,58 +121,10 @@ public final class SqlCycleSteps {
             }
           });
       contenders.put("dialect", dialectCycle(pool, dialect, firing));
-      contenders.put(
-          "update",
-          () -> {
-            ClaimAttempt a = attempt(firing);
-            try (Connection c = pool.getConnection();
-                PreparedStatement ps = c.prepareStatement(update)) {
-              LocalDateTime at = LocalDateTime.ofInstant(a.firing(), ZoneOffset.UTC);
-              ps.setString(1, a.holder());
-              ps.setString(2, a.token());
-              ps.setObject(3, at);
-              ps.setLong(4, pg ? a.ttlMillis() : a.ttlMillis() * 1000);
-              ps.setString(5, a.name());
-              ps.setObject(6, at);
-              if (ps.executeUpdate() != 1) {
-                throw new IllegalStateException("update took no row");
-              }
-            } catch (SQLException e) {
-              throw new IllegalStateException(e);
-            }
-            release(pool, dialect, a);
-          });
+      contenders.put("update", updateCycle(pool, update, dialect.release, pg, firing));
       String keepRelease =
-          "UPDATE task_lock SET lease_until = "
-              + (pg ? MySqlOrPostgres.PG_NOW : MySqlDialect.NOW)
-              + " WHERE lock_key = ? AND token = ?";
-      contenders.put(
-          "updateKeep",
-          () -> {
-            ClaimAttempt a = attempt(firing);
-            try (Connection c = pool.getConnection()) {
-              try (PreparedStatement ps = c.prepareStatement(update)) {
-                ps.setString(1, a.holder());
-                ps.setString(2, a.token());
-                ps.setObject(3, LocalDateTime.ofInstant(a.firing(), ZoneOffset.UTC));
-                ps.setLong(4, pg ? a.ttlMillis() : a.ttlMillis() * 1000);
-                ps.setString(5, a.name());
-                ps.setObject(6, LocalDateTime.ofInstant(a.firing(), ZoneOffset.UTC));
-                if (ps.executeUpdate() != 1) {
-                  throw new IllegalStateException("update took no row");
-                }
-              }
-              try (PreparedStatement ps = c.prepareStatement(keepRelease)) {
-                ps.setString(1, a.name());
-                ps.setString(2, a.token());
-                if (ps.executeUpdate() != 1) {
-                  throw new IllegalStateException("release refused");
-                }
-              }
-            } catch (SQLException e) {
-              throw new IllegalStateException(e);
-            }
-          });
+          "UPDATE task_lock SET lease_until = " + dialect.now + " WHERE lock_key = ? AND token = ?";
+      contenders.put("updateKeep", updateCycle(pool, update, keepRelease, pg, firing));
       contenders.put(
           "upsert",
           () -> {
@@ -191,7 +136,7 @@ public final class SqlCycleSteps {
             } catch (SQLException e) {
               throw new IllegalStateException(e);
             }
-            release(pool, dialect, a);
+            release(pool, dialect.release, a);
           });
       if (!pg) {
         // the same on a pool that sends every statement as text (the driver's default)
@@ -203,14 +148,7 @@ public final class SqlCycleSteps {
         config.addDataSourceProperty("useServerPrepStmts", "false");
         HikariDataSource text = new HikariDataSource(config);
         closing.add(text);
-        JdbcLockProvider shedText = new JdbcLockProvider(text);
-        contenders.put(
-            "shedlockText",
-            () ->
-                shedText
-                    .lock(new LockConfiguration(ClockProvider.now(), NAME, TTL, Duration.ZERO))
-                    .orElseThrow()
-                    .unlock());
+        contenders.put("shedlockText", shedlockCycle(new JdbcLockProvider(text)));
         contenders.put("dialectText", dialectCycle(text, dialect, firing));
       }
       // the row exists before any window; warm-up: JIT, pools, prepared statements
@@ -243,6 +181,38 @@ public final class SqlCycleSteps {
     }
   }
 
+  private static Runnable shedlockCycle(JdbcLockProvider shedlock) {
+    return () ->
+        shedlock
+            .lock(new LockConfiguration(ClockProvider.now(), NAME, TTL, Duration.ZERO))
+            .orElseThrow()
+            .unlock();
+  }
+
+  /** The guarded {@code update} without an answer, then {@code release}. */
+  private static Runnable updateCycle(
+      HikariDataSource pool, String update, String release, boolean pg, long[] firing) {
+    return () -> {
+      ClaimAttempt a = attempt(firing);
+      try (Connection c = pool.getConnection();
+          PreparedStatement ps = c.prepareStatement(update)) {
+        LocalDateTime at = LocalDateTime.ofInstant(a.firing(), ZoneOffset.UTC);
+        ps.setString(1, a.holder());
+        ps.setString(2, a.token());
+        ps.setObject(3, at);
+        ps.setLong(4, pg ? a.ttlMillis() : a.ttlMillis() * 1000);
+        ps.setString(5, a.name());
+        ps.setObject(6, at);
+        if (ps.executeUpdate() != 1) {
+          throw new IllegalStateException("update took no row");
+        }
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+      release(pool, release, a);
+    };
+  }
+
   /** The dialect's single claim and the release statement, through JDBC on {@code pool}. */
   private static Runnable dialectCycle(HikariDataSource pool, SqlDialect dialect, long[] firing) {
     return () -> {
@@ -252,7 +222,7 @@ public final class SqlCycleSteps {
       } catch (SQLException e) {
         throw new IllegalStateException(e);
       }
-      release(pool, dialect, a);
+      release(pool, dialect.release, a);
     };
   }
 
@@ -267,9 +237,9 @@ public final class SqlCycleSteps {
         NAME, Instant.ofEpochMilli(firing[0]++), "n", LeaseArguments.newToken(), TTL.toMillis());
   }
 
-  private static void release(HikariDataSource pool, SqlDialect dialect, ClaimAttempt a) {
+  private static void release(HikariDataSource pool, String statement, ClaimAttempt a) {
     try (Connection c = pool.getConnection();
-        PreparedStatement ps = c.prepareStatement(dialect.release)) {
+        PreparedStatement ps = c.prepareStatement(statement)) {
       ps.setString(1, a.name());
       ps.setString(2, a.token());
       if (ps.executeUpdate() != 1) {
@@ -302,11 +272,5 @@ public final class SqlCycleSteps {
       n++;
     }
     return n;
-  }
-
-  /** PostgreSQL's clock expressions as its dialect writes them. */
-  private static final class MySqlOrPostgres {
-    static final String PG_NOW = "CAST(CURRENT_TIMESTAMP(3) AS TIMESTAMP(3))";
-    static final String PG_PLUS = PG_NOW + " + CAST(? AS BIGINT) * INTERVAL '1 millisecond'";
   }
 }
