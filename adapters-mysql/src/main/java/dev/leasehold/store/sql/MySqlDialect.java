@@ -219,12 +219,12 @@ final class MySqlDialect extends SqlDialect {
   /**
    * The pool's statements are prepared on the server (the binary protocol) and each connection
    * keeps its {@value #PREPARED_PER_CONNECTION} most recently used ones prepared: the claim, about
-   * 1,200 characters with six guarded assignments, sent as text (the driver's default) is parsed
-   * anew at every firing, which was most of what its cycle cost over ShedLock's (see the SQL
-   * store's page, "Cost per claim"). The small cache bounds what a replica holds on the server
-   * ({@code max_prepared_stmt_count}, 16,382 by default, counts every client's): at most that many
-   * per pooled connection. A statement the server will not prepare (its limit reached, or a command
-   * the binary protocol lacks) is sent as text by the driver.
+   * 1,100 characters (1,400 on MySQL) with seven guarded assignments, sent as text (the driver's
+   * default) is parsed anew at every firing, which was most of what its cycle cost over ShedLock's
+   * (see the SQL store's page, "Cost per claim"). The small cache bounds what a replica holds on
+   * the server ({@code max_prepared_stmt_count}, 16,382 by default, counts every client's): at most
+   * that many per pooled connection. A statement the server will not prepare (its limit reached, or
+   * a command the binary protocol lacks) is sent as text by the driver.
    */
   @Override
   Properties poolProperties(Duration connect, Duration read) {
