@@ -33,6 +33,9 @@ import java.util.stream.Stream;
  * training goes on (the archive then holds fewer classes, which only costs start-up time).
  */
 public final class ArchiveTraining {
+  /** The key's second line when {@link #mapsAtItsOwnAddress} holds for the archive's JDK. */
+  static final String FIXED_ADDRESS = "fixed-address";
+
   private ArchiveTraining() {}
 
   public static void main(String[] args) throws IOException {
@@ -156,7 +159,9 @@ public final class ArchiveTraining {
    * holds the JDK's classes as well as Leasehold's, and a JVM refuses it whole (then starting
    * without even the JDK's own archive) unless it is the same JDK and the very same jar file:
    * {@code bin/leasehold} compares this line with what it finds and passes the archive only when
-   * they match. Nothing is written when the classes do not come from a jar.
+   * they match. A second line, {@value #FIXED_ADDRESS}, tells it that the JDK accepts the option
+   * that maps the archive without relocating it ({@link #mapsAtItsOwnAddress}). Nothing is written
+   * when the classes do not come from a jar.
    */
   private static void writeArchiveKey() throws IOException {
     Path jar;
@@ -182,8 +187,43 @@ public final class ArchiveTraining {
             + jdk
             + " "
             + seconds(jdk.resolve("lib/modules"));
+    // a second line when this JDK maps the archive at the address it was made for on request
+    String placement = mapsAtItsOwnAddress(jdk) ? FIXED_ADDRESS + "\n" : "";
     Files.writeString(
-        jar.resolveSibling(name.substring(0, name.length() - 4) + ".jsa.key"), key + "\n");
+        jar.resolveSibling(name.substring(0, name.length() - 4) + ".jsa.key"),
+        key + "\n" + placement);
+  }
+
+  /**
+   * Whether the JDK at {@code jdk} starts with {@code -XX:+UnlockDiagnosticVMOptions
+   * -XX:ArchiveRelocationMode=0}: it then maps the archive at the address it was made for instead
+   * of relocating every pointer in it to a random address at each start, which JDK 17.0.15 does by
+   * default and which takes most of a start's first 200 ms with an archive of this size. The option
+   * is diagnostic and may not exist in every JDK, so it is tried here once, with the JDK the
+   * archive is made for, and {@code bin/leasehold} passes it only when the key says so.
+   */
+  static boolean mapsAtItsOwnAddress(Path jdk) {
+    try {
+      Process probe =
+          new ProcessBuilder(
+                  jdk.resolve("bin/java").toString(),
+                  "-XX:+UnlockDiagnosticVMOptions",
+                  "-XX:ArchiveRelocationMode=0",
+                  "-version")
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+      if (!probe.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)) {
+        probe.destroyForcibly();
+        return false;
+      }
+      return probe.exitValue() == 0;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   private static long seconds(Path file) throws IOException {

@@ -55,6 +55,32 @@ class LauncherIT {
   }
 
   @Test
+  void theArchiveIsMappedAtTheAddressItWasMadeForUnlessTheOperatorAsksOtherwise() throws Exception {
+    // the build probed this JDK: it accepts the option, so the key says so
+    assertThat(Files.readAllLines(ROOT.resolve("app/target/leasehold.jsa.key")))
+        .hasSize(2)
+        .last()
+        .isEqualTo("fixed-address");
+    Path log = dir.resolve("cds.txt");
+    String options = "-Xshare:on -Xlog:cds=info:file=" + log;
+    Result fixed = run(Map.of("LEASEHOLD_JAVA_OPTS", options), launcher(List.of("--version")));
+    assertThat(fixed.code()).as("stderr: %s", fixed.err()).isZero();
+    assertThat(Files.readString(log))
+        .contains("Mapped static  region #0")
+        .doesNotContain("alternative address");
+
+    // the operator's options come last and win: the JDK's own default, a random address
+    Files.deleteIfExists(log);
+    Result random =
+        run(
+            Map.of("LEASEHOLD_JAVA_OPTS", options + " -XX:ArchiveRelocationMode=1"),
+            launcher(List.of("--version")));
+    assertThat(random.code()).as("stderr: %s", random.err()).isZero();
+    assertThat(random.out()).startsWith("leasehold ");
+    assertThat(Files.readString(log)).contains("at an alternative address");
+  }
+
+  @Test
   void theLauncherHandsTheArchiveToTheJvmForTheJarItWasMadeFromAndNotForACopy() throws Exception {
     Path log = dir.resolve("classes.txt");
     String options = "-Xshare:on -Xlog:class+load=info:file=" + log;

@@ -92,6 +92,12 @@ class ReleaseArchiveIT {
     assertThat(second).contains("heartbeat fired at");
     assertThat(Files.readString(classes))
         .containsPattern("dev\\.leasehold\\.app\\.Main source: shared objects file");
+    // the archive made by the launcher maps at the address it was made for on this JDK
+    assertThat(Files.readAllLines(root.resolve("lib/leasehold.jsa.key")))
+        .as("the archive's key")
+        .hasSize(2)
+        .last()
+        .isEqualTo("fixed-address");
 
     String history =
         Commands.run(
