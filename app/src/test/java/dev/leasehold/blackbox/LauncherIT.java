@@ -55,7 +55,8 @@ class LauncherIT {
   }
 
   @Test
-  void theArchiveIsMappedAtTheAddressItWasMadeForUnlessTheOperatorAsksOtherwise() throws Exception {
+  void oneShotCommandsMapTheArchiveWhereItWasMadeForUnlessTheOperatorAsksOtherwise()
+      throws Exception {
     // the build probed this JDK: it accepts the option, so the key says so
     assertThat(Files.readAllLines(ROOT.resolve("app/target/leasehold.jsa.key")))
         .hasSize(2)
@@ -68,6 +69,17 @@ class LauncherIT {
     assertThat(Files.readString(log))
         .contains("Mapped static  region #0")
         .doesNotContain("alternative address");
+
+    // the daemon leaves the JDK's placement: its start would pay more for the pages than it saves
+    Files.deleteIfExists(log);
+    Result run =
+        run(
+            Map.of("LEASEHOLD_JAVA_OPTS", options),
+            launcher(List.of("run", "--config", "examples/no-such-file.yaml")));
+    assertThat(run.code()).as("stderr: %s", run.err()).isEqualTo(2);
+    assertThat(Files.readString(log))
+        .contains("Mapped static  region #0")
+        .contains("at an alternative address");
 
     // the operator's options come last and win: the JDK's own default, a random address
     Files.deleteIfExists(log);
