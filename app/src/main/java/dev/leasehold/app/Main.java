@@ -3,6 +3,7 @@ package dev.leasehold.app;
 import dev.leasehold.app.cli.Cli;
 import dev.leasehold.app.cli.CliContext;
 import dev.leasehold.app.cli.ShutdownSignal;
+import dev.leasehold.app.logging.LogProvider;
 import dev.leasehold.app.logging.LogSetup;
 import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.app.wiring.StoreModules;
@@ -18,6 +19,7 @@ public final class Main {
   static void prepareJvm() {
     System.setProperty("org.jooq.no-logo", "true");
     System.setProperty("org.jooq.no-tips", "true");
+    LogProvider.select();
     LogSetup.start();
   }
 

@@ -38,11 +38,12 @@ class LauncherIT {
       assertThat(launcher).as("bin/leasehold %s", args).isEqualTo(jar);
     }
     assertThat(run(Map.of(), launcher(List.of("validate", "--config", "examples/quickstart.yaml"))))
-        .extracting(Result::code, Result::out)
+        .extracting(Result::code, Result::out, Result::err)
         .containsExactly(
             0,
             "examples/quickstart.yaml: OK, 3 jobs, node quickstart, store h2"
-                + " jdbc:h2:file:./data/quickstart\n");
+                + " jdbc:h2:file:./data/quickstart\n",
+            "");
   }
 
   @Test

@@ -17,13 +17,17 @@ import ch.qos.logback.core.spi.ContextAwareBase;
 public final class DefaultConfigurator extends ContextAwareBase implements Configurator {
   @Override
   public ExecutionStatus configure(LoggerContext context) {
-    ClassLoader loader = DefaultConfigurator.class.getClassLoader();
-    if (System.getProperty("logback.configurationFile") != null
-        || loader.getResource("logback-test.xml") != null
-        || loader.getResource("logback.xml") != null) {
+    if (carriesOwnConfiguration(DefaultConfigurator.class.getClassLoader())) {
       return ExecutionStatus.INVOKE_NEXT_IF_ANY;
     }
     LogSetup.apply(context, false, "WARN", true);
     return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+  }
+
+  /** Whether a Logback configuration was given: the property, or a file on the class path. */
+  static boolean carriesOwnConfiguration(ClassLoader loader) {
+    return System.getProperty("logback.configurationFile") != null
+        || loader.getResource("logback-test.xml") != null
+        || loader.getResource("logback.xml") != null;
   }
 }

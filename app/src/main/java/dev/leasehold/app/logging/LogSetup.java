@@ -47,8 +47,8 @@ public final class LogSetup {
 
   /**
    * Starts Logback as the entry points need it before a command sets its own level and format:
-   * warnings only, on stderr ({@link DefaultConfigurator}, unless the class path carries a Logback
-   * configuration of its own).
+   * warnings only, on stderr ({@link DefaultConfigurator}, through {@link LogProvider} when the
+   * entry point selected it; unless the class path carries a Logback configuration of its own).
    */
   public static void start() {
     LoggerFactory.getILoggerFactory();
