@@ -11,6 +11,7 @@ import dev.leasehold.core.store.Redaction;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.slf4j.Marker;
 import org.slf4j.event.KeyValuePair;
 
@@ -22,30 +23,50 @@ import org.slf4j.event.KeyValuePair;
  * configuration declared are hidden.
  */
 final class ScrubbingEncoder extends EncoderBase<ILoggingEvent> {
-  private final Encoder<ILoggingEvent> delegate;
+  private static final byte[] NOTHING = new byte[0];
 
-  ScrubbingEncoder(Encoder<ILoggingEvent> delegate) {
-    this.delegate = delegate;
+  private final Supplier<Encoder<ILoggingEvent>> make;
+  private Encoder<ILoggingEvent> delegate;
+
+  /**
+   * @param make the started encoder that writes the scrubbed events, made at the first event: a
+   *     command that logs nothing (most one-shot commands, at their warnings-only level) never
+   *     builds a pattern layout or loads the time-zone rules. It must write no header and no footer
+   *     (neither of Leasehold's encoders does), as this one writes none.
+   */
+  ScrubbingEncoder(Supplier<Encoder<ILoggingEvent>> make) {
+    this.make = make;
+  }
+
+  private synchronized Encoder<ILoggingEvent> delegate() {
+    if (delegate == null) {
+      delegate = make.get();
+    }
+    return delegate;
   }
 
   @Override
   public byte[] headerBytes() {
-    return delegate.headerBytes();
+    return NOTHING;
   }
 
   @Override
   public byte[] encode(ILoggingEvent event) {
-    return delegate.encode(new Scrubbed(event));
+    return delegate().encode(new Scrubbed(event));
   }
 
   @Override
   public byte[] footerBytes() {
-    return delegate.footerBytes();
+    return NOTHING;
   }
 
   @Override
   public void stop() {
-    delegate.stop();
+    synchronized (this) {
+      if (delegate != null) {
+        delegate.stop();
+      }
+    }
     super.stop();
   }
 

@@ -3,6 +3,8 @@ package dev.leasehold.app.logging;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.classic.util.ContextInitializer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -64,6 +66,53 @@ class LogSetupTest {
         .asString()
         .matches(
             "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d{3} INFO  \\[morning-digest] digest sent to 3 people");
+  }
+
+  @Test
+  void theEncoderIsBuiltAtTheFirstEventAndOnlyOnce() {
+    java.util.concurrent.atomic.AtomicInteger built =
+        new java.util.concurrent.atomic.AtomicInteger();
+    LoggerContext context = new LoggerContext();
+    PatternLayoutEncoder pattern = new PatternLayoutEncoder();
+    pattern.setContext(context);
+    pattern.setPattern("%msg%n");
+    ScrubbingEncoder encoder =
+        new ScrubbingEncoder(
+            () -> {
+              built.incrementAndGet();
+              pattern.start();
+              return pattern;
+            });
+    encoder.start();
+    assertThat(encoder.headerBytes()).isEmpty();
+    assertThat(built).hasValue(0);
+
+    ch.qos.logback.classic.Logger logger = context.getLogger("leasehold.lazy");
+    LoggingEvent event =
+        new LoggingEvent(
+            getClass().getName(),
+            logger,
+            ch.qos.logback.classic.Level.WARN,
+            "store url jdbc:mariadb://lh:hunter2@db/x",
+            null,
+            null);
+    assertThat(new String(encoder.encode(event), StandardCharsets.UTF_8))
+        .doesNotContain("hunter2")
+        .endsWith("\n");
+    encoder.encode(event);
+    assertThat(built).hasValue(1);
+    encoder.stop();
+    assertThat(pattern.isStarted()).isFalse();
+
+    ScrubbingEncoder unused =
+        new ScrubbingEncoder(
+            () -> {
+              built.incrementAndGet();
+              return pattern;
+            });
+    unused.start();
+    unused.stop();
+    assertThat(built).as("stopped without an event: never built").hasValue(1);
   }
 
   @Test
