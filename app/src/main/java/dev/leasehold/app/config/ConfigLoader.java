@@ -1,11 +1,8 @@
 package dev.leasehold.app.config;
 
 import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.leasehold.core.job.HistoryRetention;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.RetryPolicy;
@@ -45,9 +42,6 @@ public final class ConfigLoader {
   private static final Logger log = LoggerFactory.getLogger(ConfigLoader.class);
 
   public static final String LOG_FORMAT_VARIABLE = "LEASEHOLD_LOG_FORMAT";
-
-  private static final ObjectMapper YAML =
-      new ObjectMapper(new YAMLFactory()).enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
   private final Map<String, String> env;
   private final String defaultNode;
@@ -153,7 +147,7 @@ public final class ConfigLoader {
   private static JsonNode parse(String name, String text) throws ConfigException {
     JsonNode tree;
     try {
-      tree = YAML.readTree(text);
+      tree = YamlTree.read(text);
     } catch (JsonProcessingException e) {
       if (e.getCause() instanceof MarkedYAMLException yaml && yaml.getProblemMark() != null) {
         Mark mark = yaml.getProblemMark();
