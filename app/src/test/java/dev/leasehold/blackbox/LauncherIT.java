@@ -63,34 +63,29 @@ class LauncherIT {
         .hasSize(2)
         .last()
         .isEqualTo("fixed-address");
-    Path log = dir.resolve("cds.txt");
-    String options = "-Xshare:on -Xlog:cds=info:file=" + log;
-    Result fixed = run(Map.of("LEASEHOLD_JAVA_OPTS", options), launcher(List.of("--version")));
-    assertThat(fixed.code()).as("stderr: %s", fixed.err()).isZero();
-    assertThat(Files.readString(log))
+    assertThat(cdsLog("", List.of("--version"), 0))
         .contains("Mapped static  region #0")
         .doesNotContain("alternative address");
 
     // the daemon leaves the JDK's placement: its start would pay more for the pages than it saves
-    Files.deleteIfExists(log);
-    Result run =
-        run(
-            Map.of("LEASEHOLD_JAVA_OPTS", options),
-            launcher(List.of("run", "--config", "examples/no-such-file.yaml")));
-    assertThat(run.code()).as("stderr: %s", run.err()).isEqualTo(2);
-    assertThat(Files.readString(log))
+    assertThat(cdsLog("", List.of("run", "--config", "examples/no-such-file.yaml"), 2))
         .contains("Mapped static  region #0")
         .contains("at an alternative address");
 
     // the operator's options come last and win: the JDK's own default, a random address
-    Files.deleteIfExists(log);
-    Result random =
+    assertThat(cdsLog(" -XX:ArchiveRelocationMode=1", List.of("--version"), 0))
+        .contains("at an alternative address");
+  }
+
+  /** What {@code -Xlog:cds} says of a launch with these options added and these arguments. */
+  private String cdsLog(String moreOptions, List<String> args, int code) throws Exception {
+    Path log = Files.createTempFile(dir, "cds", ".txt");
+    Result result =
         run(
-            Map.of("LEASEHOLD_JAVA_OPTS", options + " -XX:ArchiveRelocationMode=1"),
-            launcher(List.of("--version")));
-    assertThat(random.code()).as("stderr: %s", random.err()).isZero();
-    assertThat(random.out()).startsWith("leasehold ");
-    assertThat(Files.readString(log)).contains("at an alternative address");
+            Map.of("LEASEHOLD_JAVA_OPTS", "-Xshare:on -Xlog:cds=info:file=" + log + moreOptions),
+            launcher(args));
+    assertThat(result.code()).as("%s, stderr: %s", args, result.err()).isEqualTo(code);
+    return Files.readString(log);
   }
 
   @Test
