@@ -15,8 +15,9 @@ import java.io.UncheckedIOException;
 /**
  * A YAML document as the Jackson tree {@code ObjectMapper.readTree} builds, read token by token
  * from the YAML parser. Without an {@code ObjectMapper}: setting one up (its deserializers, its
- * date formats and the locale data they load) cost every command that reads a configuration about a
- * quarter of its time in the JVM. Duplicate keys are refused by the parser, as before.
+ * date formats and the locale data they load) cost every command that reads a configuration about
+ * 45 ms, an eighth of a {@code validate}'s time in the JVM. Duplicate keys are refused by the
+ * parser, as before.
  */
 final class YamlTree {
   private static final YAMLFactory FACTORY = factory();

@@ -5,6 +5,8 @@ import ch.qos.logback.classic.util.ContextInitializer;
 import ch.qos.logback.classic.util.LogbackMDCAdapter;
 import ch.qos.logback.core.CoreConstants;
 import ch.qos.logback.core.joran.spi.JoranException;
+import ch.qos.logback.core.status.StatusUtil;
+import ch.qos.logback.core.util.StatusPrinter;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.IMarkerFactory;
 import org.slf4j.helpers.BasicMarkerFactory;
@@ -52,6 +54,10 @@ public final class LogProvider implements SLF4JServiceProvider {
         new ContextInitializer(context).autoConfig();
       } catch (JoranException e) {
         Reporter.error("Failed to auto configure default logger context", e);
+      }
+      // what Logback's own provider prints of a configuration that went wrong
+      if (!StatusUtil.contextHasStatusListener(context)) {
+        StatusPrinter.printInCaseOfErrorsOrWarnings(context);
       }
     } else {
       LogSetup.apply(context, false, "WARN", true);
