@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Timeout;
  * no fence is handed out twice; without it, the tests count what happens (the counts are printed
  * and documented in docs/stores/redis.md).
  */
-@Timeout(value = 240, unit = TimeUnit.SECONDS)
+// above the sum of the phases' own bounds, so that a slow phase fails with its own message
+@Timeout(value = 480, unit = TimeUnit.SECONDS)
 class RedisSentinelFailoverTest {
   private static final Duration LONG = Duration.ofMinutes(5);
   private static final Instant F1 = Instant.parse("2026-11-30T06:30:00Z");
@@ -82,8 +83,10 @@ class RedisSentinelFailoverTest {
    * second client claims the same ten firings on the new master.
    */
   private Counts stalledReplicaThenMasterDies(int waitReplicas) throws Exception {
+    long t0 = System.nanoTime();
     setup = new SentinelSetup();
     setup.awaitReplicaInSync();
+    phase("set up and in sync", t0);
     String prefix = RedisServers.freshPrefix();
     LeaseStore a = store(prefix, waitReplicas);
     List<ClaimResult> before = new ArrayList<>(claimWhenBack(a, requests(0, 5, "node-a")));
@@ -92,12 +95,15 @@ class RedisSentinelFailoverTest {
 
     setup.link.hold();
     before.addAll(a.claimAll(requests(5, 10, "node-a")));
+    phase("claims before the kill", t0);
     setup.master.kill();
     setup.awaitReplicaPromoted();
+    phase(setup.forced() ? "replica promoted (forced)" : "replica promoted", t0);
     setup.master.start(); // empty: the sentinels make it a replica of the new master
 
     LeaseStore b = store(prefix, waitReplicas);
     List<ClaimResult> after = claimWhenBack(b, requests(0, 10, "node-b"));
+    phase("claims after the failover", t0);
     assertThat(after).noneMatch(r -> r.kind() == Kind.FAILED);
     assertThat(after.subList(0, 5)).allMatch(r -> r.kind() == Kind.ALREADY_RUN);
     int duplicates = 0;
@@ -189,6 +195,9 @@ class RedisSentinelFailoverTest {
     waitForWins(winners, 30);
     setup.master.kill();
     setup.awaitReplicaPromoted();
+    if (setup.forced()) {
+      System.out.println("the sentinels' election failed; the promotion was forced");
+    }
     setup.master.start();
     int atPromotion = winners.size();
     waitForWins(winners, atPromotion + 30);
@@ -220,6 +229,12 @@ class RedisSentinelFailoverTest {
           .isLessThan(end);
       Thread.sleep(20);
     }
+  }
+
+  /** Prints how long the scenario has run at the end of a phase (for a timeout's diagnosis). */
+  private static void phase(String name, long start) {
+    System.out.printf(
+        "%s after %d ms%n", name, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
   }
 
   private static void pause(long ms) {
