@@ -22,7 +22,7 @@ final class RedisStoreBackend implements StoreBackend {
     this.leaseStore = leaseStore;
     this.nodes = List.copyOf(nodes);
     this.executionLog = new RedisExecutionLog(nodes, keys, maxPerJob);
-    this.needed = nodes.size() / 2 + 1;
+    this.needed = RedisNode.majority(nodes);
   }
 
   @Override

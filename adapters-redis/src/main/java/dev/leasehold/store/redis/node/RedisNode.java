@@ -277,6 +277,14 @@ public final class RedisNode implements AutoCloseable {
         "Redis store: cannot connect to Redis " + topology.target() + ": " + reason, cause);
   }
 
+  /**
+   * How many of {@code nodes} make a majority (more than half: 2 of 3, 3 of 5; 1 of a single
+   * server): what a Redlock claim, a node record or a history write must reach.
+   */
+  public static int majority(List<RedisNode> nodes) {
+    return nodes.size() / 2 + 1;
+  }
+
   public static Throwable unwrap(Throwable e) {
     Throwable t = e;
     while ((t instanceof CompletionException || t instanceof ExecutionException)

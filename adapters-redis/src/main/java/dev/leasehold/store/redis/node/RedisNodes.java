@@ -64,7 +64,7 @@ public final class RedisNodes {
         last = e;
       }
     }
-    if (ok < nodes.size() / 2 + 1) {
+    if (ok < RedisNode.majority(nodes)) {
       throw new LeaseStoreException("node record written on " + ok + " nodes only", last);
     }
   }

@@ -53,7 +53,7 @@ final class RedlockBatch {
   RedlockBatch(RedlockClaim claim, List<RedisNode> nodes) {
     this.claim = claim;
     this.nodes = nodes;
-    this.majority = nodes.size() / 2 + 1;
+    this.majority = RedisNode.majority(nodes);
   }
 
   /** Claims every name of {@code requests} (already checked); answers in request order. */

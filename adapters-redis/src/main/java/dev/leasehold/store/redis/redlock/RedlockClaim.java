@@ -74,7 +74,7 @@ final class RedlockClaim {
 
   RedlockClaim(List<RedisNode> nodes, LeaseKeys keys, Duration timeout) {
     this.nodes = nodes;
-    this.majority = nodes.size() / 2 + 1;
+    this.majority = RedisNode.majority(nodes);
     this.keys = keys;
     this.timeout = timeout;
   }

@@ -63,7 +63,7 @@ public final class RedlockLeaseStore implements LeaseStore {
   private RedlockLeaseStore(RedisConnector connector, List<RedisNode> nodes, LeaseKeys keys) {
     this.connector = connector;
     this.nodes = List.copyOf(nodes);
-    this.majority = nodes.size() / 2 + 1;
+    this.majority = RedisNode.majority(nodes);
     this.keys = keys;
     this.timeout = nodes.get(0).timeout();
     this.claims = new RedlockClaim(this.nodes, keys, timeout);
