@@ -13,12 +13,20 @@ import java.time.Clock;
 
 /** {@code java -jar leasehold.jar ...}: see {@link Cli}. */
 public final class Main {
+  static final String NETTY_JFR = "io.netty.jfr.enabled";
+
   private Main() {}
 
   /** What every entry point sets before any command: quiet libraries, warnings-only logging. */
   static void prepareJvm() {
     System.setProperty("org.jooq.no-logo", "true");
     System.setProperty("org.jooq.no-tips", "true");
+    // Netty registers its buffer events with Flight Recorder at its first allocation, which sets
+    // up Flight Recorder's event machinery (about 50 ms) in a process that records nothing;
+    // -Dio.netty.jfr.enabled=true brings the events back for whoever profiles with them
+    if (System.getProperty(NETTY_JFR) == null) {
+      System.setProperty(NETTY_JFR, "false");
+    }
     LogProvider.select();
     LogSetup.start();
   }
