@@ -64,7 +64,8 @@ final class ClusterSetup implements AutoCloseable {
 
   /**
    * One cluster node. Its bus port is its port + 10000, which must be free as well: a node whose
-   * bus port is taken exits right after opening its port, so it is started again on another one.
+   * bus port is taken exits, before or right after opening its port, so it is started again on
+   * another one (as is a node whose port another process took since it was picked).
    */
   private static RedisServers.Server clusterNode() throws InterruptedException {
     for (int attempt = 0; ; attempt++) {
@@ -78,7 +79,15 @@ final class ClusterSetup implements AutoCloseable {
         node.destroy();
         continue;
       }
-      node.start();
+      try {
+        node.start();
+      } catch (IllegalStateException exitedAtStart) {
+        node.destroy();
+        if (attempt == 10) {
+          throw exitedAtStart;
+        }
+        continue;
+      }
       long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
       while (!dev.leasehold.core.testing.ServerAvailability.listening(
               "127.0.0.1", node.port() + 10000)
@@ -89,12 +98,25 @@ final class ClusterSetup implements AutoCloseable {
       if (node.alive()
           && dev.leasehold.core.testing.ServerAvailability.listening(
               "127.0.0.1", node.port() + 10000)) {
-        return node;
+        // another program listening on that port would pass the check above while the node
+        // aborts: it must still be there, and answer, a moment later
+        Thread.sleep(100);
+        if (node.alive() && answers(node)) {
+          return node;
+        }
       }
       node.destroy();
       if (attempt == 10) {
         throw new IllegalStateException("no cluster node could start with a free bus port");
       }
+    }
+  }
+
+  private static boolean answers(RedisServers.Server node) {
+    try {
+      return "PONG".equals(SharedRedis.with(node.url(), r -> r.ping()));
+    } catch (RuntimeException e) {
+      return false;
     }
   }
 

@@ -160,11 +160,22 @@ final class RedisServers implements AutoCloseable {
       long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
       while (!ServerAvailability.listening("127.0.0.1", port)) {
         if (!process.isAlive() || System.nanoTime() > end) {
-          throw new IllegalStateException("redis-server on port " + port + " did not start");
+          throw new IllegalStateException(
+              "redis-server on port " + port + " did not start: " + logTail());
         }
         TestProcesses.pause(20);
       }
       return this;
+    }
+
+    /** The server's last log lines, for a failure message. */
+    private String logTail() {
+      try {
+        List<String> lines = Files.readAllLines(dir.resolve("redis.log"));
+        return String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
+      } catch (IOException e) {
+        return "(no log)";
+      }
     }
 
     /** SIGKILL: a crash, nothing flushed beyond what the server already wrote. */
