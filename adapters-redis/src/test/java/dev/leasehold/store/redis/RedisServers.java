@@ -37,6 +37,16 @@ final class RedisServers implements AutoCloseable {
     }
   }
 
+  /** The last {@code n} lines of a server's log, for a failure message (or why there are none). */
+  static List<String> lastLines(Path log, int n) {
+    try {
+      List<String> lines = Files.readAllLines(log);
+      return lines.subList(Math.max(0, lines.size() - n), lines.size());
+    } catch (IOException e) {
+      return List.of("(no log: " + e + ")");
+    }
+  }
+
   static RedisServers start(int count, boolean aof) {
     requireBinary();
     RedisServers group = new RedisServers();
@@ -170,12 +180,7 @@ final class RedisServers implements AutoCloseable {
 
     /** The server's last log lines, for a failure message. */
     private String logTail() {
-      try {
-        List<String> lines = Files.readAllLines(dir.resolve("redis.log"));
-        return String.join(" | ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
-      } catch (IOException e) {
-        return "(no log)";
-      }
+      return String.join(" | ", lastLines(dir.resolve("redis.log"), 3));
     }
 
     /** SIGKILL: a crash, nothing flushed beyond what the server already wrote. */

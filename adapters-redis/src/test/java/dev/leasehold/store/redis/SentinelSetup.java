@@ -202,15 +202,9 @@ final class SentinelSetup implements AutoCloseable {
   String sentinelLogs() {
     StringBuilder sb = new StringBuilder();
     for (Path dir : dirs) {
-      try {
-        List<String> lines = Files.readAllLines(dir.resolve("sentinel.log"));
-        sb.append("\n--- ").append(dir.getFileName()).append('\n');
-        lines
-            .subList(Math.max(0, lines.size() - 15), lines.size())
-            .forEach(l -> sb.append(l).append('\n'));
-      } catch (IOException e) {
-        sb.append("\n(no log in ").append(dir).append(")");
-      }
+      sb.append("\n--- ").append(dir.getFileName()).append('\n');
+      RedisServers.lastLines(dir.resolve("sentinel.log"), 15)
+          .forEach(l -> sb.append(l).append('\n'));
     }
     return sb.toString();
   }
