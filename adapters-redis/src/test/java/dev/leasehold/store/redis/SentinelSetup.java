@@ -2,6 +2,12 @@ package dev.leasehold.store.redis;
 
 import dev.leasehold.core.store.StoreSettings;
 import dev.leasehold.core.testing.ServerAvailability;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.output.ValueListOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -147,8 +153,7 @@ final class SentinelSetup implements AutoCloseable {
           List<String> addr =
               sentinel(
                   port,
-                  new io.lettuce.core.output.ValueListOutput<>(
-                      io.lettuce.core.codec.StringCodec.UTF8),
+                  new ValueListOutput<>(StringCodec.UTF8),
                   "get-master-addr-by-name",
                   MASTER_NAME);
           all &= addr.size() == 2 && wanted.equals(addr.get(1));
@@ -164,10 +169,7 @@ final class SentinelSetup implements AutoCloseable {
         nextForce = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         try {
           sentinel(
-              sentinelPorts.get(0),
-              new io.lettuce.core.output.StatusOutput<>(io.lettuce.core.codec.StringCodec.UTF8),
-              "failover",
-              MASTER_NAME);
+              sentinelPorts.get(0), new StatusOutput<>(StringCodec.UTF8), "failover", MASTER_NAME);
           forced = true;
         } catch (RuntimeException e) {
           // INPROG: a failover is under way; NOGOODSLAVE: the replica is not yet known as fit
@@ -184,18 +186,12 @@ final class SentinelSetup implements AutoCloseable {
     return forced;
   }
 
-  private static <T> T sentinel(
-      int port, io.lettuce.core.output.CommandOutput<String, String, T> output, String... args) {
+  private static <T> T sentinel(int port, CommandOutput<String, String, T> output, String... args) {
     return SharedRedis.with(
         "redis://127.0.0.1:" + port,
-        r -> {
-          var commandArgs =
-              new io.lettuce.core.protocol.CommandArgs<>(io.lettuce.core.codec.StringCodec.UTF8);
-          for (String a : args) {
-            commandArgs.add(a);
-          }
-          return r.dispatch(io.lettuce.core.protocol.CommandType.SENTINEL, output, commandArgs);
-        });
+        r ->
+            r.dispatch(
+                CommandType.SENTINEL, output, new CommandArgs<>(StringCodec.UTF8).addValues(args)));
   }
 
   /** The last lines of each sentinel's log, for a failure message. */
