@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leasehold.app.config.JobAction;
 import dev.leasehold.app.config.NotifyConfig;
 import dev.leasehold.app.runner.FireTimes;
+import dev.leasehold.app.runner.HttpJobRunner;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
@@ -275,7 +276,7 @@ public final class Notifier implements Notices {
   private Optional<String> post(JobAction.Http target, String json, ExecutionRecord record)
       throws IOException, InterruptedException {
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(target.url())
+        HttpJobRunner.newRequest(target.url())
             .timeout(target.timeout())
             .method(target.method(), HttpRequest.BodyPublishers.ofString(json))
             .header("Content-Type", "application/json")

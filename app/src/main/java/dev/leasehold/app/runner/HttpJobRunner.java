@@ -97,6 +97,20 @@ public final class HttpJobRunner implements AsyncJobRunner {
         .build();
   }
 
+  /**
+   * A request to {@code url} as every HTTP job and notification sends it: plain HTTP/1.1 to an
+   * {@code http} URL, and over TLS whatever the handshake agrees (HTTP/2 or HTTP/1.1). The client's
+   * default would offer an upgrade to HTTP/2 ({@code Upgrade: h2c}) with every cleartext request;
+   * some receivers answer such a request with 400 or hand their application an empty body while
+   * answering 200, so a job would lose its body and still be recorded as succeeded.
+   */
+  public static HttpRequest.Builder newRequest(URI url) {
+    HttpRequest.Builder request = HttpRequest.newBuilder(url);
+    return "http".equalsIgnoreCase(url.getScheme())
+        ? request.version(HttpClient.Version.HTTP_1_1)
+        : request;
+  }
+
   private static ExecutorService callbackThreads() {
     AtomicInteger n = new AtomicInteger();
     return Executors.newFixedThreadPool(
@@ -239,7 +253,7 @@ public final class HttpJobRunner implements AsyncJobRunner {
       JobContext context, URI url, String method, String body, boolean sameOrigin, Duration left) {
     URI target = sameOrigin ? url : withoutUserInfo(url);
     HttpRequest.Builder request =
-        HttpRequest.newBuilder(target)
+        newRequest(target)
             .timeout(left)
             .method(
                 method,

@@ -41,6 +41,7 @@ class NotifierTest {
   @TempDir Path dir;
   private HttpServer receiver;
   private final Queue<String> received = new ConcurrentLinkedQueue<>();
+  private final Map<String, String> headers = new java.util.concurrent.ConcurrentHashMap<>();
   private final AtomicInteger failuresLeft = new AtomicInteger();
   private final InMemoryExecutionLog history = new InMemoryExecutionLog();
   private Notifier notifier;
@@ -53,6 +54,7 @@ class NotifierTest {
         exchange -> {
           String body =
               new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+          exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
           int status = failuresLeft.getAndDecrement() > 0 ? 503 : 204;
           if (status == 204) {
             received.add(body);
@@ -130,6 +132,17 @@ class NotifierTest {
     assertThat(event.get("exit_code").asInt()).isEqualTo(3);
     assertThat(event.get("output").asText()).isEqualTo("pushing\n[stderr] boom, token ***");
     assertThat(received.peek()).doesNotContain("PushT0kenSecret");
+  }
+
+  @Test
+  void anEventIsPostedAsPlainHttp11WithoutAnUpgradeOffer() {
+    Notifier n = notifier(http());
+    finished(n, 60, Outcome.FAILED, "boom");
+
+    Poll.until("the event arrives", LIMIT, () -> received.size() == 1);
+    assertThat(received.peek()).contains("\"event\":\"failed\"");
+    assertThat(headers).doesNotContainKeys("upgrade", "http2-settings");
+    assertThat(headers.getOrDefault("connection", "")).doesNotContainIgnoringCase("upgrade");
   }
 
   @Test

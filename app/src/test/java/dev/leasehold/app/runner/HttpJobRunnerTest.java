@@ -148,6 +148,23 @@ class HttpJobRunnerTest {
         .containsEntry("x-leasehold-node", "node-a");
   }
 
+  /**
+   * Some receivers answer a request that offers an upgrade to HTTP/2 ({@code Upgrade: h2c}, the JDK
+   * client's default on cleartext) with 400, or pass their application an empty body: a job's
+   * request is plain HTTP/1.1 instead.
+   */
+  @Test
+  void aCleartextRequestIsPlainHttp11WithoutAnUpgradeOffer() throws Exception {
+    JobResult result = call("POST", "/report", "{\"week\":48}", Duration.ofSeconds(30));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(seen)
+        .containsEntry("body", "{\"week\":48}")
+        .doesNotContainKeys("upgrade", "http2-settings");
+    assertThat(seen.getOrDefault("connection", "")).doesNotContainIgnoringCase("upgrade");
+    assertThat(result.output()).isEqualTo("HTTP/1.1 204");
+  }
+
   @Test
   void theLeaseholdHeadersCanBeRenamed() throws Exception {
     JobAction.Http action =
