@@ -10,6 +10,7 @@ import dev.leasehold.core.store.Redaction;
 import java.lang.reflect.Modifier;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.DateTimeException;
@@ -382,6 +383,12 @@ final class JobReader {
         s.get(ConfigKeys.HTTP_TIMEOUT)
             .orElse(jobTimeout != null ? jobTimeout : ConfigKeys.HTTP_TIMEOUT.defaultValue());
     Map<String, String> headers = s.textMap(ConfigKeys.HTTP_HEADERS);
+    for (Map.Entry<String, String> header : headers.entrySet()) {
+      String problem = headerProblem(header.getKey(), header.getValue());
+      if (problem != null) {
+        throw s.errorAt(ConfigKeys.HTTP_HEADERS.name() + "." + header.getKey(), problem);
+      }
+    }
     Redaction.registerUrl(url);
     headers.forEach(
         (name, value) -> {
@@ -403,6 +410,33 @@ final class JobReader {
         leaseholdHeaders(s));
   }
 
+  /** A header name: an HTTP token. */
+  private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}");
+
+  /**
+   * Why a request could not carry header {@code name} with {@code value}, or {@code null} when it
+   * can; asked of the JDK's request builder, the one every run uses, so that a header it would
+   * refuse fails {@code validate} instead of every run. The value is never quoted: it may be a
+   * credential.
+   */
+  static String headerProblem(String name, String value) {
+    if (!HEADER_NAME.matcher(name).matches()) {
+      return "not a header name (letters, digits and !#$%&'*+.^_`|~- only)";
+    }
+    try {
+      HttpRequest.newBuilder().header(name, "1");
+    } catch (IllegalArgumentException e) {
+      return "set by the HTTP client itself, so it cannot be given here"
+          + " (the client sets Connection, Content-Length, Expect, Host and Upgrade)";
+    }
+    try {
+      HttpRequest.newBuilder().header(name, value);
+    } catch (IllegalArgumentException e) {
+      return "the value holds a line break or another control character";
+    }
+    return null;
+  }
+
   /** {@code http.leasehold-headers}: the defaults, with the names given replacing theirs. */
   private static Map<String, String> leaseholdHeaders(Section s) throws ConfigException {
     Map<String, String> names =
@@ -413,8 +447,12 @@ final class JobReader {
         throw s.errorAt(key, "unknown; expected job, fire-time, fence or node");
       }
       String name = e.getValue().strip();
-      if (!name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")) {
+      if (!HEADER_NAME.matcher(name).matches()) {
         throw s.errorAt(key, "expected a header name such as X-Fence, got '" + name + "'");
+      }
+      String problem = headerProblem(name, "1");
+      if (problem != null) {
+        throw s.errorAt(key, problem);
       }
       names.put(e.getKey(), name);
     }

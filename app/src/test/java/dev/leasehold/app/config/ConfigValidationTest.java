@@ -216,6 +216,37 @@ class ConfigValidationTest {
             "jobs[0].http.leasehold-headers.fence",
             "expected a header name"),
         bad(
+            "leasehold header renamed to one the client sets",
+            "jobs:\n  - name: a\n    every: 5s\n    http: {url: \"http://127.0.0.1:1/\","
+                + " leasehold-headers: {node: Host}}\n",
+            "jobs[0].http.leasehold-headers.node",
+            "set by the HTTP client itself"),
+        bad(
+            "http header the client sets itself",
+            "jobs:\n  - name: a\n    every: 5s\n    http: {url: \"http://127.0.0.1:1/\","
+                + " headers: {Host: example.org}}\n",
+            "jobs[0].http.headers.Host",
+            "set by the HTTP client itself"),
+        bad(
+            "http header name with a space",
+            "jobs:\n  - name: a\n    every: 5s\n    http: {url: \"http://127.0.0.1:1/\","
+                + " headers: {\"X Token\": a}}\n",
+            "jobs[0].http.headers.X Token",
+            "not a header name"),
+        bad(
+            "http header value with a line break",
+            "jobs:\n  - name: a\n    every: 5s\n    http: {url: \"http://127.0.0.1:1/\","
+                + " headers: {X-Token: \"one\\ntwo\"}}\n",
+            "jobs[0].http.headers.X-Token",
+            "line break"),
+        bad(
+            "notifier header the client sets itself",
+            "notify:\n  http: {url: \"http://127.0.0.1:1/\", headers: {Content-Length: \"3\"}}\n"
+                + "jobs:\n"
+                + GOOD_JOB,
+            "notify.http.headers.Content-Length",
+            "set by the HTTP client itself"),
+        bad(
             "env on an http job",
             "jobs:\n  - name: a\n    every: 5s\n    http: {url: \"http://127.0.0.1:1/\"}\n    env: {A: b}\n",
             "jobs[0].env",
@@ -343,6 +374,24 @@ class ConfigValidationTest {
       assertThat(result.out()).isEmpty();
     }
     assertThat(dir.resolve("db")).as("nothing was started").doesNotExist();
+  }
+
+  @Test
+  void aHeaderValueThatCannotBeSentIsNotPrinted() throws IOException {
+    Path file = dir.resolve("leasehold.yaml");
+    Files.writeString(
+        file,
+        withIsolatedStore(
+            "jobs:\n  - name: a\n    every: 5s\n    http: {url: \"http://127.0.0.1:1/\","
+                + " headers: {Authorization: \"Bearer S3cretT0ken\\r\\n\"}}\n"));
+
+    CliHarness.Result result = new CliHarness().run("validate", "--config", file.toString());
+
+    assertThat(result.code()).isEqualTo(2);
+    assertThat(result.errLines()).hasSize(1);
+    assertThat(result.errLines().get(0))
+        .contains("jobs[0].http.headers.Authorization", "line break")
+        .doesNotContain("S3cretT0ken");
   }
 
   @Test
