@@ -1,5 +1,8 @@
 package dev.leasehold.app.runner;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import dev.leasehold.app.config.JobAction;
 import dev.leasehold.core.job.AsyncJobRunner;
 import dev.leasehold.core.job.ExecutionRecord;
@@ -7,6 +10,7 @@ import dev.leasehold.core.job.JobContext;
 import dev.leasehold.core.job.JobResult;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.store.Redaction;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -54,6 +58,7 @@ public final class HttpJobRunner implements AsyncJobRunner {
   private static final Logger log = LoggerFactory.getLogger(HttpJobRunner.class);
   private static final int MAX_BODY_LOGGED = 500;
   static final int MAX_REDIRECTS = 5;
+  private static final JsonFactory JSON = new JsonFactory();
 
   /** Ends exchanges at their job's timeout; one thread for every HTTP job of the daemon. */
   private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
@@ -77,10 +82,38 @@ public final class HttpJobRunner implements AsyncJobRunner {
   /** The URL as logged and recorded: redacted once, not on every run. */
   private final String shown;
 
+  /** The {@code Content-Type} sent with the body when the job's headers name none. */
+  private final String bodyType;
+
+  private final boolean headersNameType;
+
   public HttpJobRunner(JobAction.Http http, HttpClient client) {
     this.http = http;
     this.client = client;
     this.shown = Redaction.redactUrl(http.url().toString());
+    this.bodyType = http.body() == null ? null : contentTypeOf(http.body());
+    this.headersNameType =
+        http.headers().keySet().stream().anyMatch(name -> name.equalsIgnoreCase("Content-Type"));
+  }
+
+  /**
+   * The type a body is sent as when the job does not say: {@code application/json} when it is a
+   * JSON object or array, else {@code text/plain; charset=utf-8}. Receivers that read a body by its
+   * type (JSON middleware, webhook endpoints) would otherwise see none, or parse it as a form.
+   */
+  static String contentTypeOf(String body) {
+    try (JsonParser parser = JSON.createParser(body)) {
+      JsonToken first = parser.nextToken();
+      if (first == JsonToken.START_OBJECT || first == JsonToken.START_ARRAY) {
+        parser.skipChildren();
+        if (parser.nextToken() == null) {
+          return "application/json";
+        }
+      }
+    } catch (IOException e) {
+      // not JSON
+    }
+    return "text/plain; charset=utf-8";
   }
 
   /**
@@ -262,6 +295,9 @@ public final class HttpJobRunner implements AsyncJobRunner {
                     : HttpRequest.BodyPublishers.ofString(body));
     if (sameOrigin) {
       http.headers().forEach(request::header);
+    }
+    if (body != null && !(sameOrigin && headersNameType)) {
+      request.header("Content-Type", bodyType);
     }
     return request
         .setHeader(http.leaseholdHeaders().get("job"), context.job())

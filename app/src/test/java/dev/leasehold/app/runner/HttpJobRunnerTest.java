@@ -166,6 +166,40 @@ class HttpJobRunnerTest {
   }
 
   @Test
+  void aBodyIsSentWithItsTypeUnlessTheJobNamesOne() throws Exception {
+    seen.clear();
+    call("POST", "/report", "{\"week\":48}", Duration.ofSeconds(30));
+    assertThat(seen).containsEntry("content-type", "application/json");
+
+    seen.clear();
+    call("PUT", "/report", " [1, 2]\n", Duration.ofSeconds(30));
+    assertThat(seen).containsEntry("content-type", "application/json");
+
+    seen.clear();
+    call("POST", "/report", "week 48", Duration.ofSeconds(30));
+    assertThat(seen).containsEntry("content-type", "text/plain; charset=utf-8");
+
+    seen.clear();
+    call("POST", "/report", "{\"week\":48} trailing", Duration.ofSeconds(30));
+    assertThat(seen).containsEntry("content-type", "text/plain; charset=utf-8");
+
+    seen.clear();
+    call("GET", "/report", null, Duration.ofSeconds(30));
+    assertThat(seen).containsKey("method").doesNotContainKey("content-type");
+
+    JobAction.Http own =
+        new JobAction.Http(
+            "POST",
+            url("/report"),
+            Map.of("content-type", "application/x-www-form-urlencoded"),
+            "week=48",
+            Duration.ofSeconds(30));
+    seen.clear();
+    new HttpJobRunner(own, HttpJobRunner.newClient()).run(JobContexts.of("report", 9));
+    assertThat(seen).containsEntry("content-type", "application/x-www-form-urlencoded");
+  }
+
+  @Test
   void theLeaseholdHeadersCanBeRenamed() throws Exception {
     JobAction.Http action =
         new JobAction.Http(
