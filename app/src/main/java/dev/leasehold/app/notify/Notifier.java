@@ -278,12 +278,15 @@ public final class Notifier implements Notices {
     HttpRequest.Builder request =
         HttpJobRunner.newRequest(target.url())
             .timeout(target.timeout())
-            .method(target.method(), HttpRequest.BodyPublishers.ofString(json))
-            .header("Content-Type", "application/json")
-            .header("X-Leasehold-Job", record.job())
-            .header("X-Leasehold-Fire-Time", FireTimes.format(record.fireTime()))
-            .header("X-Leasehold-Fence", Long.toString(record.fence()));
+            .method(target.method(), HttpRequest.BodyPublishers.ofString(json));
     target.headers().forEach(request::header);
+    if (target.headers().keySet().stream().noneMatch("Content-Type"::equalsIgnoreCase)) {
+      request.header("Content-Type", "application/json");
+    }
+    request
+        .setHeader("X-Leasehold-Job", record.job())
+        .setHeader("X-Leasehold-Fire-Time", FireTimes.format(record.fireTime()))
+        .setHeader("X-Leasehold-Fence", Long.toString(record.fence()));
     HttpResponse<Void> response =
         http.send(request.build(), HttpResponse.BodyHandlers.discarding());
     int status = response.statusCode();

@@ -41,7 +41,7 @@ class NotifierTest {
   @TempDir Path dir;
   private HttpServer receiver;
   private final Queue<String> received = new ConcurrentLinkedQueue<>();
-  private final Map<String, String> headers = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, List<String>> headers = new java.util.concurrent.ConcurrentHashMap<>();
   private final AtomicInteger failuresLeft = new AtomicInteger();
   private final InMemoryExecutionLog history = new InMemoryExecutionLog();
   private Notifier notifier;
@@ -54,7 +54,7 @@ class NotifierTest {
         exchange -> {
           String body =
               new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-          exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v.get(0)));
+          exchange.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(), v));
           int status = failuresLeft.getAndDecrement() > 0 ? 503 : 204;
           if (status == 204) {
             received.add(body);
@@ -142,7 +142,32 @@ class NotifierTest {
     Poll.until("the event arrives", LIMIT, () -> received.size() == 1);
     assertThat(received.peek()).contains("\"event\":\"failed\"");
     assertThat(headers).doesNotContainKeys("upgrade", "http2-settings");
-    assertThat(headers.getOrDefault("connection", "")).doesNotContainIgnoringCase("upgrade");
+    assertThat(headers.getOrDefault("connection", List.of()).toString())
+        .doesNotContainIgnoringCase("upgrade");
+    assertThat(headers).containsEntry("content-type", List.of("application/json"));
+  }
+
+  @Test
+  void aContentTypeTheNotifierNamesReplacesJsonAndLeaseholdHeadersStayLeaseholds() {
+    URI url = URI.create("http://127.0.0.1:" + receiver.getAddress().getPort() + "/alerts");
+    Notifier n =
+        notifier(
+            new NotifyConfig(
+                new JobAction.Http(
+                    "POST",
+                    url,
+                    Map.of(
+                        "Content-Type", "application/cloudevents+json",
+                        "X-Leasehold-Fence", "1"),
+                    null,
+                    Duration.ofSeconds(5)),
+                NotifyConfig.DEFAULT_ON));
+    finished(n, 60, Outcome.FAILED, "boom");
+
+    Poll.until("the event arrives", LIMIT, () -> received.size() == 1);
+    assertThat(headers)
+        .containsEntry("content-type", List.of("application/cloudevents+json"))
+        .containsEntry("x-leasehold-fence", List.of("60"));
   }
 
   @Test
