@@ -1,5 +1,6 @@
 package dev.leasehold.app.admin;
 
+import dev.leasehold.app.config.BuildInfo;
 import dev.leasehold.app.config.JobConfig;
 import dev.leasehold.core.job.AsyncJobRunner;
 import dev.leasehold.core.job.ExecutionRecord;

@@ -1,6 +1,6 @@
 package dev.leasehold.app.cli;
 
-import dev.leasehold.app.admin.BuildInfo;
+import dev.leasehold.app.config.BuildInfo;
 import picocli.CommandLine.IVersionProvider;
 
 /** The version from the build ({@code version.properties}, filtered by Maven). */

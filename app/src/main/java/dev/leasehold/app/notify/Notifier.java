@@ -279,7 +279,7 @@ public final class Notifier implements Notices {
         HttpJobRunner.newRequest(target.url())
             .timeout(target.timeout())
             .method(target.method(), HttpRequest.BodyPublishers.ofString(json));
-    target.headers().forEach(request::header);
+    target.headers().forEach(request::setHeader);
     if (target.headers().keySet().stream().noneMatch("Content-Type"::equalsIgnoreCase)) {
       request.header("Content-Type", "application/json");
     }

@@ -3,6 +3,7 @@ package dev.leasehold.app.runner;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.leasehold.app.config.BuildInfo;
 import dev.leasehold.app.config.JobAction;
 import dev.leasehold.core.job.AsyncJobRunner;
 import dev.leasehold.core.job.ExecutionRecord;
@@ -59,6 +60,7 @@ public final class HttpJobRunner implements AsyncJobRunner {
   private static final int MAX_BODY_LOGGED = 500;
   static final int MAX_REDIRECTS = 5;
   private static final JsonFactory JSON = new JsonFactory();
+  private static final String USER_AGENT = "Leasehold/" + BuildInfo.version();
 
   /** Ends exchanges at their job's timeout; one thread for every HTTP job of the daemon. */
   private static final ScheduledThreadPoolExecutor TIMEOUTS = timeouts();
@@ -135,10 +137,12 @@ public final class HttpJobRunner implements AsyncJobRunner {
    * {@code http} URL, and over TLS whatever the handshake agrees (HTTP/2 or HTTP/1.1). The client's
    * default would offer an upgrade to HTTP/2 ({@code Upgrade: h2c}) with every cleartext request;
    * some receivers answer such a request with 400 or hand their application an empty body while
-   * answering 200, so a job would lose its body and still be recorded as succeeded.
+   * answering 200, so a job would lose its body and still be recorded as succeeded. It says it
+   * comes from Leasehold ({@code User-Agent: Leasehold/<version>}) unless headers set later name
+   * another {@code User-Agent} with {@code setHeader}.
    */
   public static HttpRequest.Builder newRequest(URI url) {
-    HttpRequest.Builder request = HttpRequest.newBuilder(url);
+    HttpRequest.Builder request = HttpRequest.newBuilder(url).setHeader("User-Agent", USER_AGENT);
     return "http".equalsIgnoreCase(url.getScheme())
         ? request.version(HttpClient.Version.HTTP_1_1)
         : request;
@@ -294,7 +298,7 @@ public final class HttpJobRunner implements AsyncJobRunner {
                     ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofString(body));
     if (sameOrigin) {
-      http.headers().forEach(request::header);
+      http.headers().forEach(request::setHeader);
     }
     if (body != null && !(sameOrigin && headersNameType)) {
       request.header("Content-Type", bodyType);

@@ -163,6 +163,20 @@ class HttpJobRunnerTest {
         .doesNotContainKeys("upgrade", "http2-settings");
     assertThat(seen.getOrDefault("connection", "")).doesNotContainIgnoringCase("upgrade");
     assertThat(result.output()).isEqualTo("HTTP/1.1 204");
+    assertThat(seen.get("user-agent")).startsWith("Leasehold/");
+  }
+
+  @Test
+  void aUserAgentTheJobNamesReplacesLeaseholds() throws Exception {
+    JobAction.Http own =
+        new JobAction.Http(
+            "GET",
+            url("/report"),
+            Map.of("user-agent", "family-gateway/2"),
+            null,
+            Duration.ofSeconds(30));
+    new HttpJobRunner(own, HttpJobRunner.newClient()).run(JobContexts.of("report", 9));
+    assertThat(seen).containsEntry("user-agent", "family-gateway/2");
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.leasehold.app.admin;
+package dev.leasehold.app.config;
 
 import java.io.IOException;
 import java.io.InputStream;
