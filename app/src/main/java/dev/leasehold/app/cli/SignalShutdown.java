@@ -5,6 +5,7 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * SIGTERM, SIGINT and SIGHUP handled by Leasehold itself instead of by JVM shutdown hooks. The
@@ -30,11 +31,20 @@ final class SignalShutdown implements ShutdownSignal {
   private boolean signalled;
   private boolean hooksInstead;
 
+  /**
+   * SIGHUP was ignored when the process started (as under {@code nohup}): the JVM then keeps it
+   * ignored and installs no handler, so a SIGHUP cannot reload.
+   */
+  private boolean hangupIgnored;
+
   static SignalShutdown install() {
     SignalShutdown shutdown = new SignalShutdown();
     for (String name : SIGNALS) {
       try {
-        Signal.handle(new Signal(name), shutdown::received);
+        SignalHandler before = Signal.handle(new Signal(name), shutdown::received);
+        if (name.equals("HUP") && before == SignalHandler.SIG_IGN) {
+          shutdown.hangupIgnored = true;
+        }
       } catch (IllegalArgumentException e) {
         shutdown.hooksInstead = true;
       }
@@ -57,6 +67,12 @@ final class SignalShutdown implements ShutdownSignal {
   @Override
   public synchronized void onReload(Runnable action) {
     reload = action;
+    if (hangupIgnored) {
+      log.warn(
+          "SIGHUP is ignored in this process (it was started that way, as nohup does), so kill"
+              + " -HUP and systemctl reload do not reload the configuration; use POST /reload on"
+              + " the admin endpoint, or start the daemon without nohup");
+    }
   }
 
   private synchronized void received(Signal signal) {
