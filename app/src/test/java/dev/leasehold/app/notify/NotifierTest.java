@@ -88,7 +88,8 @@ class NotifierTest {
             Map.of("checkin", config),
             history,
             HttpClient.newHttpClient(),
-            List.of(Duration.ofMillis(50)));
+            List.of(Duration.ofMillis(50)),
+            java.time.Clock.systemUTC());
     return notifier;
   }
 
