@@ -344,4 +344,26 @@ class NotifyChannelsTest {
     ExecutionRecord finished = failed("boom");
     assertThat(n.event(finished)).as("on: [started] only").isEmpty();
   }
+
+  @Test
+  void mailIsNotSentInClearTextWhenTheServerOffersNoStarttls() throws Exception {
+    NotifyConfig config =
+        load(
+            "  email: {smtp: \"smtp://127.0.0.1:"
+                + smtp.getLocalPort()
+                + "\", from: \"leasehold@home.example\", to: [\"mom@home.example\"]}\n");
+    Notifier n = notifier(config);
+    ExecutionRecord r = failed("boom");
+
+    n.event(r).ifPresent(e -> n.deliver(e, r));
+
+    assertThat(mails).as("starttls defaults to true: nothing sent in clear text").isEmpty();
+    assertThat(logged.list)
+        .extracting(ILoggingEvent::getFormattedMessage)
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .startsWith("notification lost job=checkin")
+                    .contains("to=email", "offers no STARTTLS"));
+  }
 }
