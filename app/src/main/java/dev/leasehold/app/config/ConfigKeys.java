@@ -648,12 +648,110 @@ final class ConfigKeys {
           "on",
           Kind.TEXT_LIST,
           "[failed, missed, recovered]",
-          "The events sent: failed, missed, recovered, succeeded.");
+          "The events sent: failed, missed, recovered, succeeded, started.");
 
-  static final List<Key<?>> NOTIFY = List.of(NOTIFY_COMMAND, NOTIFY_HTTP, NOTIFY_ON);
+  static final Key<String> NOTIFY_NTFY =
+      Key.of("ntfy", Kind.SECTION, null, "An ntfy topic: the message as body, a push to phones.");
 
-  /** A notifier gives exactly one of these. */
-  static final List<Key<?>> NOTIFIERS = List.of(NOTIFY_COMMAND, NOTIFY_HTTP);
+  static final Key<String> NOTIFY_TELEGRAM =
+      Key.of(
+          "telegram", Kind.SECTION, null, "A Telegram chat, through a bot: the message as text.");
+
+  static final Key<String> NOTIFY_EMAIL =
+      Key.of(
+          "email",
+          Kind.SECTION,
+          null,
+          "E-mail through an SMTP server: subject with the job and event, the message as body.");
+
+  static final Key<String> NOTIFY_MESSAGE =
+      Key.of(
+          "message",
+          Kind.TEXT,
+          "job, event, firing in the job's zone, node, last output line",
+          "The text for ntfy, Telegram and e-mail; {{job}}, {{event}}, {{firing}}, {{node}},"
+              + " {{fence}}, {{outcome}}, {{attempt}}, {{exit_code}}, {{detail}}, {{output}},"
+              + " {{duration}} are replaced.");
+
+  static final List<Key<?>> NOTIFY =
+      List.of(
+          NOTIFY_COMMAND,
+          NOTIFY_HTTP,
+          NOTIFY_NTFY,
+          NOTIFY_TELEGRAM,
+          NOTIFY_EMAIL,
+          NOTIFY_MESSAGE,
+          NOTIFY_ON);
+
+  /** A notifier gives one or several of these. */
+  static final List<Key<?>> NOTIFIERS =
+      List.of(NOTIFY_COMMAND, NOTIFY_HTTP, NOTIFY_NTFY, NOTIFY_TELEGRAM, NOTIFY_EMAIL);
+
+  // notify.ntfy
+
+  static final Key<String> NTFY_URL =
+      Key.of("url", Kind.TEXT, null, "The topic's URL, e.g. https://ntfy.sh/TOPIC.");
+
+  static final Key<String> NTFY_PRIORITY =
+      Key.of(
+          "priority",
+          Kind.TEXT,
+          "the server's (default)",
+          "Priority header: min, low, default, high, urgent or 1 to 5.");
+
+  static final Key<String> NTFY_TAGS =
+      Key.of("tags", Kind.TEXT_LIST, null, "Tags header: tags or emoji short codes.");
+
+  static final Key<String> NTFY_TOKEN =
+      Key.of("token", Kind.TEXT, null, "Access token, sent as Authorization: Bearer; a secret.");
+
+  static final List<Key<?>> NTFY = List.of(NTFY_URL, NTFY_PRIORITY, NTFY_TAGS, NTFY_TOKEN);
+
+  // notify.telegram
+
+  static final Key<String> TELEGRAM_BOT_TOKEN =
+      Key.of("bot-token", Kind.TEXT, null, "The bot's token; a secret.");
+
+  static final Key<String> TELEGRAM_CHAT_ID =
+      Key.of("chat-id", Kind.TEXT, null, "The chat to write to (quote it: it may be negative).");
+
+  static final Key<String> TELEGRAM_API_URL =
+      Key.of("api-url", Kind.TEXT, "https://api.telegram.org", "The Bot API's base URL.");
+
+  static final List<Key<?>> TELEGRAM =
+      List.of(TELEGRAM_BOT_TOKEN, TELEGRAM_CHAT_ID, TELEGRAM_API_URL);
+
+  // notify.email
+
+  static final Key<String> EMAIL_SMTP =
+      Key.of(
+          "smtp",
+          Kind.TEXT,
+          null,
+          "smtp://host[:port] (default port 587) or smtps://host[:port] (TLS from the start,"
+              + " default port 465).");
+
+  static final Key<String> EMAIL_STARTTLS =
+      Key.of(
+          "starttls",
+          Kind.TEXT,
+          "true",
+          "For smtp://: switch to TLS with STARTTLS before anything else, and fail when the"
+              + " server does not offer it; false sends in clear text (a local relay only).");
+
+  static final Key<String> EMAIL_USERNAME =
+      Key.of("username", Kind.TEXT, null, "User name for SMTP AUTH (only over TLS).");
+
+  static final Key<String> EMAIL_PASSWORD_FILE =
+      Key.of("password-file", Kind.TEXT, null, "File holding the SMTP password; a secret.");
+
+  static final Key<String> EMAIL_FROM = Key.of("from", Kind.TEXT, null, "Sender address.");
+
+  static final Key<String> EMAIL_TO = Key.of("to", Kind.TEXT_LIST, null, "Recipient addresses.");
+
+  static final List<Key<?>> EMAIL =
+      List.of(
+          EMAIL_SMTP, EMAIL_STARTTLS, EMAIL_USERNAME, EMAIL_PASSWORD_FILE, EMAIL_FROM, EMAIL_TO);
 
   // http
 

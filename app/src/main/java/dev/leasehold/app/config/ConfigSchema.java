@@ -71,7 +71,28 @@ public final class ConfigSchema {
   }
 
   private static void notify(ObjectNode notify) {
-    http(property(section(notify, ConfigKeys.NOTIFY), ConfigKeys.NOTIFY_HTTP));
+    ObjectNode props = section(notify, ConfigKeys.NOTIFY);
+    http(property(props, ConfigKeys.NOTIFY_HTTP));
+    required(property(props, ConfigKeys.NOTIFY_NTFY), ConfigKeys.NTFY, ConfigKeys.NTFY_URL);
+    required(
+        property(props, ConfigKeys.NOTIFY_TELEGRAM),
+        ConfigKeys.TELEGRAM,
+        ConfigKeys.TELEGRAM_BOT_TOKEN,
+        ConfigKeys.TELEGRAM_CHAT_ID);
+    required(
+        property(props, ConfigKeys.NOTIFY_EMAIL),
+        ConfigKeys.EMAIL,
+        ConfigKeys.EMAIL_SMTP,
+        ConfigKeys.EMAIL_FROM,
+        ConfigKeys.EMAIL_TO);
+  }
+
+  private static void required(ObjectNode node, List<Key<?>> keys, Key<?>... required) {
+    section(node, keys);
+    ArrayNode names = node.putArray("required");
+    for (Key<?> key : required) {
+      names.add(key.name());
+    }
   }
 
   private static void http(ObjectNode http) {

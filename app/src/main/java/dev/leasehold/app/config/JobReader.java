@@ -102,6 +102,9 @@ final class JobReader {
     if (notifySection.isPresent()) {
       notify = notify(notifySection.get());
     }
+    if (notify != null) {
+      notify = notify.inZone(zone);
+    }
     RetryPolicy retry = defaultRetry;
     Optional<Section> retrySection = s.section(ConfigKeys.JOB_RETRY);
     if (retrySection.isPresent()) {
@@ -158,22 +161,48 @@ final class JobReader {
   }
 
   /**
-   * A {@code notify:} section: one of {@code command} and {@code http}, and {@code on}; an empty
-   * section means "no notifier" (a job's way to opt out of the top-level default).
+   * A {@code notify:} section: one or several of {@code command}, {@code http}, {@code ntfy},
+   * {@code telegram}, {@code email}, and {@code message}, {@code on}; an empty section means "no
+   * notifier" (a job's way to opt out of the top-level default).
    */
   static NotifyConfig notify(Section s) throws ConfigException {
     s.allow(ConfigKeys.NOTIFY);
     if (ConfigKeys.NOTIFIERS.stream().noneMatch(s::has)) {
-      if (s.has(ConfigKeys.NOTIFY_ON)) {
+      if (s.has(ConfigKeys.NOTIFY_ON) || s.has(ConfigKeys.NOTIFY_MESSAGE)) {
         throw s.error("no notifier; give " + names(ConfigKeys.NOTIFIERS, " or "));
       }
       return null;
     }
-    Key<?> kind = exactlyOne(s, ConfigKeys.NOTIFIERS, "notifier");
-    JobAction action =
-        kind == ConfigKeys.NOTIFY_COMMAND
-            ? notifyCommand(s)
-            : http(s.section(ConfigKeys.NOTIFY_HTTP).orElseThrow(), null, "POST");
+    List<NotifyChannel> channels = new ArrayList<>();
+    if (s.has(ConfigKeys.NOTIFY_COMMAND)) {
+      channels.add(new NotifyChannel.Command(notifyCommand(s)));
+    }
+    Optional<Section> http = s.section(ConfigKeys.NOTIFY_HTTP);
+    if (http.isPresent()) {
+      JobAction.Http request = (JobAction.Http) http(http.get(), null, "POST");
+      MessageTemplate body = null;
+      if (request.body() != null) {
+        body = template(http.get(), ConfigKeys.HTTP_BODY, request.body());
+      }
+      channels.add(new NotifyChannel.Http(request, body));
+    }
+    Optional<Section> ntfy = s.section(ConfigKeys.NOTIFY_NTFY);
+    if (ntfy.isPresent()) {
+      channels.add(NotifyChannels.ntfy(ntfy.get()));
+    }
+    Optional<Section> telegram = s.section(ConfigKeys.NOTIFY_TELEGRAM);
+    if (telegram.isPresent()) {
+      channels.add(NotifyChannels.telegram(telegram.get()));
+    }
+    Optional<Section> email = s.section(ConfigKeys.NOTIFY_EMAIL);
+    if (email.isPresent()) {
+      channels.add(NotifyChannels.email(email.get()));
+    }
+    MessageTemplate message = null;
+    Optional<String> messageText = s.text(ConfigKeys.NOTIFY_MESSAGE);
+    if (messageText.isPresent()) {
+      message = template(s, ConfigKeys.NOTIFY_MESSAGE, messageText.get());
+    }
     Set<String> on = NotifyConfig.DEFAULT_ON;
     if (s.has(ConfigKeys.NOTIFY_ON)) {
       List<String> given = s.textList(ConfigKeys.NOTIFY_ON).orElse(null);
@@ -194,10 +223,19 @@ final class JobReader {
               .map(e -> e.strip().toLowerCase(Locale.ROOT))
               .collect(java.util.stream.Collectors.toSet());
     }
-    return new NotifyConfig(action, on);
+    return new NotifyConfig(channels, on, message, null);
   }
 
-  private static JobAction notifyCommand(Section s) throws ConfigException {
+  private static MessageTemplate template(Section s, Key<?> key, String text)
+      throws ConfigException {
+    try {
+      return MessageTemplate.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw s.error(key, e.getMessage());
+    }
+  }
+
+  private static JobAction.Command notifyCommand(Section s) throws ConfigException {
     List<String> argv = s.textList(ConfigKeys.NOTIFY_COMMAND).orElse(null);
     if (argv == null) {
       throw s.error(ConfigKeys.NOTIFY_COMMAND, "expected a list: program and arguments");

@@ -9,6 +9,7 @@ import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.config.JobConfig;
 import dev.leasehold.app.config.NotifyConfig;
 import dev.leasehold.app.notify.Notifier;
+import dev.leasehold.app.notify.StartNotices;
 import dev.leasehold.app.reload.ConfigReload;
 import dev.leasehold.app.runner.HttpJobRunner;
 import dev.leasehold.app.runner.JobRunners;
@@ -108,17 +109,28 @@ public final class DaemonModule extends AbstractModule {
   @Provides
   @Singleton
   List<JobDefinition> jobs(
-      DaemonConfig config, JobRunners runners, Optional<DaemonMetrics> metrics) {
-    return definitions(runners, metrics).apply(config);
+      DaemonConfig config,
+      JobRunners runners,
+      Optional<DaemonMetrics> metrics,
+      Optional<Notifier> notifier) {
+    return definitions(runners, metrics, notifier).apply(config);
   }
 
-  /** A configuration's jobs, each runner tagged (and counted when there are metrics). */
+  /**
+   * A configuration's jobs, each runner tagged (and counted when there are metrics, and announcing
+   * its starts when there is a notifier).
+   */
   private static Function<DaemonConfig, List<JobDefinition>> definitions(
-      JobRunners runners, Optional<DaemonMetrics> metrics) {
-    UnaryOperator<JobRunner> decorate =
+      JobRunners runners, Optional<DaemonMetrics> metrics, Optional<Notifier> notifier) {
+    UnaryOperator<JobRunner> measured =
         metrics
             .<UnaryOperator<JobRunner>>map(m -> runner -> TaggedJobRunner.tag(m.instrument(runner)))
             .orElse(TaggedJobRunner::tag);
+    UnaryOperator<JobRunner> decorate =
+        notifier
+            .<UnaryOperator<JobRunner>>map(
+                n -> runner -> StartNotices.wrap(measured.apply(runner), n))
+            .orElse(measured);
     return config -> JobDefinitions.from(config, runners, decorate);
   }
 
@@ -157,7 +169,7 @@ public final class DaemonModule extends AbstractModule {
         config,
         source,
         scheduler,
-        definitions(runners, metrics),
+        definitions(runners, metrics, notifier),
         listener,
         clock,
         notifier.isPresent());
@@ -186,7 +198,8 @@ public final class DaemonModule extends AbstractModule {
    * reported on the command line, not to the job's notifier).
    */
   public static Scheduler oneShotScheduler(DaemonConfig config, StoreBackend backend, Clock clock) {
-    List<JobDefinition> jobs = definitions(newJobRunners(), Optional.empty()).apply(config);
+    List<JobDefinition> jobs =
+        definitions(newJobRunners(), Optional.empty(), Optional.empty()).apply(config);
     return assemble(config, backend, jobs, clock, List.of(), cliNode(config), Optional.empty())
         .build();
   }
@@ -231,11 +244,12 @@ public final class DaemonModule extends AbstractModule {
   /** Present when a job has a notifier ({@code notify:}). */
   @Provides
   @Singleton
-  Optional<Notifier> notifier(DaemonConfig config, StoreBackend backend) {
+  Optional<Notifier> notifier(DaemonConfig config, StoreBackend backend, Clock clock) {
     Map<String, NotifyConfig> byJob = notifiers(config);
     return byJob.isEmpty()
         ? Optional.empty()
-        : Optional.of(new Notifier(byJob, backend.executionLog(), HttpJobRunner.newClient()));
+        : Optional.of(
+            new Notifier(byJob, backend.executionLog(), HttpJobRunner.newClient(), clock));
   }
 
   private static Map<String, NotifyConfig> notifiers(DaemonConfig config) {

@@ -3,11 +3,13 @@ package dev.leasehold.app.notify;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leasehold.app.config.JobAction;
+import dev.leasehold.app.config.NotifyChannel;
 import dev.leasehold.app.config.NotifyConfig;
 import dev.leasehold.app.runner.FireTimes;
 import dev.leasehold.app.runner.HttpJobRunner;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.JobContext;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.scheduler.Notices;
@@ -19,10 +21,16 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,9 +47,14 @@ import org.slf4j.LoggerFactory;
  * history (of any replica) did not succeed, {@code succeeded} for any success, each only when the
  * job's {@code on} lists it. A row that a retry of its firing follows is never asked about.
  *
- * <p>A notifier that fails (non-zero exit, non-2xx answer, no answer within {@link #TIMEOUT}) is
- * tried {@value #ATTEMPTS} times in all, {@link #RETRY_PAUSES} apart, each failure logged; then the
- * event is dropped with an error line. The event is scrubbed of secrets before it leaves.
+ * <p>Each of the notifier's channels ({@link NotifyChannel}) gets the event once: a command or an
+ * HTTP request the event as JSON (or an HTTP body template), ntfy, Telegram and e-mail a short
+ * message ({@link Messages}). A channel that fails (non-zero exit, non-2xx answer, an SMTP error,
+ * no answer within {@link #TIMEOUT}) is tried {@value #ATTEMPTS} times in all, {@link
+ * #RETRY_PAUSES} apart, each failure logged; then the event is dropped for it with an error line.
+ * Everything sent and logged is scrubbed of secrets (the bot token travels in the URL path only). A
+ * {@code started} event ({@link #started}) is sent by the replica that runs the job, not by the
+ * desk.
  */
 public final class Notifier implements Notices {
   private static final Logger log = LoggerFactory.getLogger(Notifier.class);
@@ -51,28 +64,49 @@ public final class Notifier implements Notices {
   static final List<Duration> RETRY_PAUSES = List.of(Duration.ofSeconds(2), Duration.ofSeconds(10));
   static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+  static final String STARTED = "started";
+
+  /** Started events waiting for the sender thread, at most. */
+  static final int MAX_WAITING_STARTS = 1000;
+
   private volatile Map<String, NotifyConfig> byJob;
+  private final ExecutorService starts =
+      new ThreadPoolExecutor(
+          1,
+          1,
+          0,
+          TimeUnit.MILLISECONDS,
+          new LinkedBlockingQueue<>(MAX_WAITING_STARTS),
+          r -> {
+            Thread t = new Thread(r, "leasehold-notify-started");
+            t.setDaemon(true);
+            return t;
+          });
   private final ExecutionLog history;
   private final HttpClient http;
   private final List<Duration> pauses;
+  private final Clock clock;
 
   /**
    * @param byJob each job's notifier; jobs without one are not in the map
    * @param history read for {@code recovered}: the row before a success
    */
-  public Notifier(Map<String, NotifyConfig> byJob, ExecutionLog history, HttpClient http) {
-    this(byJob, history, http, RETRY_PAUSES);
+  public Notifier(
+      Map<String, NotifyConfig> byJob, ExecutionLog history, HttpClient http, Clock clock) {
+    this(byJob, history, http, RETRY_PAUSES, clock);
   }
 
   Notifier(
       Map<String, NotifyConfig> byJob,
       ExecutionLog history,
       HttpClient http,
-      List<Duration> pauses) {
+      List<Duration> pauses,
+      Clock clock) {
     this.byJob = Map.copyOf(byJob);
     this.history = history;
     this.http = http;
     this.pauses = List.copyOf(pauses);
+    this.clock = clock;
   }
 
   /** A reload's notifiers, for rows sent from now on; jobs without one are not in it. */
@@ -105,33 +139,101 @@ public final class Notifier implements Notices {
       return; // removed by a reload meanwhile
     }
     String json = Redaction.scrub(eventJson(event, record));
+    for (NotifyChannel channel : config.channels()) {
+      deliver(config, channel, event, json, record);
+    }
+  }
+
+  /**
+   * A run of {@code context}'s job starts on this replica: when the job's {@code on} lists {@code
+   * started}, the event is handed to a sender thread (the run does not wait for it). Sent by the
+   * replica that runs the job, once per run; not handed over if this replica dies before sending.
+   */
+  public void started(JobContext context) {
+    NotifyConfig config = byJob.get(context.job());
+    if (config == null || !config.on().contains(STARTED)) {
+      return;
+    }
+    Instant now = clock.instant();
+    ExecutionRecord run =
+        new ExecutionRecord(
+            context.job(),
+            context.firing(),
+            context.node(),
+            context.fence(),
+            context.trigger(),
+            now,
+            now,
+            Outcome.SUCCEEDED, // not shown: a started event has no outcome yet
+            null,
+            null,
+            null,
+            context.attempt());
+    try {
+      starts.execute(() -> deliver(STARTED, run));
+    } catch (RejectedExecutionException e) {
+      log.warn(
+          "notification dropped job={} firing={} event=started: {} started events already wait",
+          context.job(),
+          context.firing(),
+          MAX_WAITING_STARTS);
+    }
+  }
+
+  /** Sends to one channel, up to {@value #ATTEMPTS} times. */
+  private void deliver(
+      NotifyConfig config,
+      NotifyChannel channel,
+      String event,
+      String json,
+      ExecutionRecord record) {
+    String to = kind(channel);
     for (int attempt = 1; ; attempt++) {
-      Optional<String> problem = send(config.action(), json, record);
+      Optional<String> problem = send(config, channel, event, json, record);
       if (problem.isEmpty()) {
         log.info(
-            "notification sent job={} firing={} event={}", record.job(), record.fireTime(), event);
+            "notification sent job={} firing={} event={} to={}",
+            record.job(),
+            record.fireTime(),
+            event,
+            to);
         return;
       }
       if (attempt >= ATTEMPTS) {
         log.error(
-            "notification lost job={} firing={} event={}: {} (tried {} times)",
+            "notification lost job={} firing={} event={} to={}: {} (tried {} times)",
             record.job(),
             record.fireTime(),
             event,
+            to,
             problem.get(),
             attempt);
         return;
       }
       log.warn(
-          "notification failed job={} firing={} event={}: {}; trying again",
+          "notification failed job={} firing={} event={} to={}: {}; trying again",
           record.job(),
           record.fireTime(),
           event,
+          to,
           problem.get());
       if (!pause(pauses.get(Math.min(attempt - 1, pauses.size() - 1)))) {
         return;
       }
     }
+  }
+
+  private static String kind(NotifyChannel channel) {
+    if (channel instanceof NotifyChannel.Command) {
+      return "command";
+    }
+    if (channel instanceof NotifyChannel.Http) {
+      return "http";
+    }
+    if (channel instanceof NotifyChannel.Ntfy) {
+      return "ntfy";
+    }
+    return channel instanceof NotifyChannel.Telegram ? "telegram" : "email";
   }
 
   /** The event this row makes, if its job's notifier wants it. */
@@ -185,6 +287,9 @@ public final class Notifier implements Notices {
   }
 
   static String eventJson(String event, ExecutionRecord r) {
+    if (event.equals(STARTED)) {
+      return startedJson(r);
+    }
     ObjectNode json = JSON.createObjectNode();
     json.put("event", event);
     json.put("id", r.job() + "@" + FireTimes.format(r.fireTime()) + "#" + r.fence());
@@ -208,22 +313,107 @@ public final class Notifier implements Notices {
     return json.toString();
   }
 
-  /** Sends once; the problem when it did not go through. */
-  private Optional<String> send(JobAction action, String json, ExecutionRecord record) {
+  /** A run that starts: no outcome, end, exit code, detail or output yet. */
+  private static String startedJson(ExecutionRecord r) {
+    ObjectNode json = JSON.createObjectNode();
+    json.put("event", STARTED);
+    json.put("id", r.job() + "@" + FireTimes.format(r.fireTime()) + "#" + r.fence() + ":started");
+    json.put("job", r.job());
+    json.put("firing", FireTimes.format(r.fireTime()));
+    json.put("node", r.node());
+    json.put("fence", r.fence());
+    json.put("outcome", "running");
+    json.put("attempt", r.attempt());
+    json.put("trigger", r.trigger().label());
+    json.put("started_at", FireTimes.format(r.startedAt()));
+    return json.toString();
+  }
+
+  /** Sends once; the problem when it did not go through (scrubbed of secrets). */
+  private Optional<String> send(
+      NotifyConfig config,
+      NotifyChannel channel,
+      String event,
+      String json,
+      ExecutionRecord record) {
     try {
-      if (action instanceof JobAction.Command command) {
-        return command(command, json);
+      if (channel instanceof NotifyChannel.Command command) {
+        return command(command.command(), json);
       }
-      if (action instanceof JobAction.Http target) {
-        return post(target, json, record);
+      if (channel instanceof NotifyChannel.Http target) {
+        return post(target, json, event, record);
       }
-      return Optional.of("unsupported notifier " + action.getClass().getSimpleName());
+      String message = Messages.message(config, event, record);
+      if (channel instanceof NotifyChannel.Ntfy ntfy) {
+        return ntfy(ntfy, message, event, record);
+      }
+      if (channel instanceof NotifyChannel.Telegram telegram) {
+        return telegram(telegram, message);
+      }
+      if (channel instanceof NotifyChannel.Email email) {
+        SmtpMail.send(
+            email,
+            "Leasehold: " + Messages.title(event, record),
+            message,
+            clock.instant(),
+            TIMEOUT);
+        return Optional.empty();
+      }
+      return Optional.of("unsupported notifier " + channel.getClass().getSimpleName());
     } catch (IOException e) {
       return Optional.of(e.getClass().getSimpleName() + ": " + Redaction.scrub(e.getMessage()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return Optional.of("interrupted");
     }
+  }
+
+  private Optional<String> ntfy(
+      NotifyChannel.Ntfy ntfy, String message, String event, ExecutionRecord record)
+      throws IOException, InterruptedException {
+    HttpRequest.Builder request =
+        HttpJobRunner.newRequest(ntfy.url())
+            .timeout(TIMEOUT)
+            .POST(HttpRequest.BodyPublishers.ofString(message))
+            .header("Content-Type", "text/plain; charset=utf-8")
+            .header("Title", ascii(Messages.title(event, record)));
+    if (ntfy.priority() != null) {
+      request.header("Priority", ntfy.priority());
+    }
+    if (!ntfy.tags().isEmpty()) {
+      request.header("Tags", String.join(",", ntfy.tags()));
+    }
+    if (ntfy.token() != null) {
+      request.header("Authorization", "Bearer " + ntfy.token());
+    }
+    return answered(http.send(request.build(), HttpResponse.BodyHandlers.discarding()));
+  }
+
+  private Optional<String> telegram(NotifyChannel.Telegram telegram, String message)
+      throws IOException, InterruptedException {
+    String base = telegram.apiUrl().toString().replaceAll("/+$", "");
+    ObjectNode body = JSON.createObjectNode();
+    body.put("chat_id", telegram.chatId());
+    body.put("text", message);
+    HttpRequest request =
+        HttpJobRunner.newRequest(
+                java.net.URI.create(base + "/bot" + telegram.botToken() + "/sendMessage"))
+            .timeout(TIMEOUT)
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .header("Content-Type", "application/json")
+            .build();
+    // the URL holds the token: an error says the status only, never the request
+    return answered(http.send(request, HttpResponse.BodyHandlers.discarding()));
+  }
+
+  private static Optional<String> answered(HttpResponse<?> response) {
+    int status = response.statusCode();
+    return status >= 200 && status < 300 ? Optional.empty() : Optional.of("answered " + status);
+  }
+
+  /** A header value: non-ASCII characters become {@code ?} (header values are ASCII). */
+  private static String ascii(String s) {
+    return s.replaceAll("[^\\x20-\\x7e]", "?");
   }
 
   private Optional<String> command(JobAction.Command command, String json)
@@ -273,12 +463,28 @@ public final class Notifier implements Notices {
     return t;
   }
 
-  private Optional<String> post(JobAction.Http target, String json, ExecutionRecord record)
+  private Optional<String> post(
+      NotifyChannel.Http channel, String json, String event, ExecutionRecord record)
       throws IOException, InterruptedException {
+    JobAction.Http target = channel.request();
+    String contentType =
+        target.headers().entrySet().stream()
+            .filter(h -> h.getKey().equalsIgnoreCase("Content-Type"))
+            .map(Map.Entry::getValue)
+            .findFirst()
+            .orElse("application/json");
+    String body =
+        channel.body() == null
+            ? json
+            : Messages.body(
+                channel.body(),
+                contentType.toLowerCase(java.util.Locale.ROOT).contains("json"),
+                event,
+                record);
     HttpRequest.Builder request =
         HttpJobRunner.newRequest(target.url())
             .timeout(target.timeout())
-            .method(target.method(), HttpRequest.BodyPublishers.ofString(json));
+            .method(target.method(), HttpRequest.BodyPublishers.ofString(body));
     target.headers().forEach(request::setHeader);
     if (target.headers().keySet().stream().noneMatch("Content-Type"::equalsIgnoreCase)) {
       request.header("Content-Type", "application/json");
@@ -287,10 +493,7 @@ public final class Notifier implements Notices {
         .setHeader("X-Leasehold-Job", record.job())
         .setHeader("X-Leasehold-Fire-Time", FireTimes.format(record.fireTime()))
         .setHeader("X-Leasehold-Fence", Long.toString(record.fence()));
-    HttpResponse<Void> response =
-        http.send(request.build(), HttpResponse.BodyHandlers.discarding());
-    int status = response.statusCode();
-    return status >= 200 && status < 300 ? Optional.empty() : Optional.of("answered " + status);
+    return answered(http.send(request.build(), HttpResponse.BodyHandlers.discarding()));
   }
 
   private static boolean pause(Duration d) {

@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * environment, plus the job's {@code env:} entries, plus {@code LEASEHOLD_JOB}, {@code
  * LEASEHOLD_FIRE_TIME} (ISO-8601 UTC with milliseconds), {@code LEASEHOLD_FENCE} and {@code
  * LEASEHOLD_NODE}. Its stdout and stderr go to the log line by line, tagged with the job, and their
- * last {@value dev.leasehold.core.job.ExecutionRecord#OUTPUT_TAIL} bytes to the run's history
- * record.
+ * last {@value dev.leasehold.core.job.ExecutionRecord#OUTPUT_TAIL} bytes, interleaved in the order
+ * they were read off the two pipes ({@link OutputTail}), to the run's history record.
  *
  * <p>The process starts in a session and process group of its own ({@code setsid}), so that a
  * Ctrl-C at the daemon's terminal reaches the daemon (which stops gracefully) and not the job. It
@@ -86,8 +86,10 @@ public final class CommandJobRunner implements JobRunner {
       process.getOutputStream().close();
     }
     OutputTail tail = OutputTail.ofDefaultSize();
-    Thread out = OutputPump.start(process.getInputStream(), context.job(), false, tail);
-    Thread err = OutputPump.start(process.getErrorStream(), context.job(), true, tail);
+    OutputLog lines = OutputLog.start(context.job(), 2);
+    Thread[] pumps = OutputPump.start(process, context.job(), tail, lines);
+    Thread out = pumps[0];
+    Thread err = pumps[1];
     log.debug("job {} started pid {}", context.job(), process.pid());
 
     boolean stopped = awaitExitOrStop(process, context);
@@ -103,6 +105,9 @@ public final class CommandJobRunner implements JobRunner {
     }
     drain(out);
     drain(err);
+    if (!out.isAlive() && !err.isAlive()) {
+      drain(lines.thread()); // the last lines reach the log before the run counts as finished
+    }
     int code = exitCode(process);
     Optional<String> bySupervisor = supervised.flatMap(RunSupervisor.Run::finish);
     bySupervisor.ifPresent(why -> log.warn("job {}: {}, exit code {}", context.job(), why, code));

@@ -3,19 +3,29 @@ package dev.leasehold.app.runner;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.store.Redaction;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import java.util.Comparator;
+import java.util.TreeMap;
 
 /**
  * The last lines a run printed, for its history record: at most {@link #limit} bytes (UTF-8) of
  * whole lines, older lines dropped first. Each line is scrubbed of secrets as it arrives, as the
  * log scrubs it, so no secret is ever held here. A single line longer than the whole tail keeps its
- * end. Both output pumps of a process add to one tail, so stdout and stderr lines stay in the order
- * they were read.
+ * end.
+ *
+ * <p>Both output pumps of a process add to one tail, each line at the place {@link PipeOrder} gives
+ * it, and lines are kept in that order: stdout and stderr interleave in the order they were written
+ * as closely as two pipes can tell, and a stderr line written after a backlog of stdout is the last
+ * line kept, not the first one dropped, even when its pump got it first.
  */
 final class OutputTail {
+  private record Key(long place, long arrival) {}
+
+  private static final Comparator<Key> ORDER =
+      Comparator.comparingLong(Key::place).thenComparingLong(Key::arrival);
+
   private final int limit;
-  private final Deque<String> lines = new ArrayDeque<>();
+  private final TreeMap<Key, String> lines = new TreeMap<>(ORDER);
+  private long arrivals;
   private int bytes;
   private long droppedBytes;
 
@@ -31,7 +41,8 @@ final class OutputTail {
     return new OutputTail(ExecutionRecord.OUTPUT_TAIL);
   }
 
-  synchronized void add(String line) {
+  /** Adds a line at {@code place} ({@link PipeOrder#place}): after the lines placed lower. */
+  synchronized void add(long place, String line) {
     String clean = Redaction.scrub(line);
     int size = utf8(clean) + 1; // the line break
     if (size > limit) {
@@ -39,10 +50,10 @@ final class OutputTail {
       clean = endOf(clean, limit - 1);
       size = utf8(clean) + 1;
     }
-    lines.addLast(clean);
+    lines.put(new Key(place, arrivals++), clean);
     bytes += size;
     while (bytes > limit) {
-      int gone = utf8(lines.removeFirst()) + 1;
+      int gone = utf8(lines.pollFirstEntry().getValue()) + 1;
       bytes -= gone;
       droppedBytes += gone;
     }
@@ -53,7 +64,7 @@ final class OutputTail {
     if (lines.isEmpty()) {
       return null;
     }
-    String kept = String.join("\n", lines);
+    String kept = String.join("\n", lines.values());
     return droppedBytes == 0 ? kept : "[" + droppedBytes + " earlier bytes not kept]\n" + kept;
   }
 

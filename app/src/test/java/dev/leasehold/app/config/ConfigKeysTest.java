@@ -32,6 +32,9 @@ class ConfigKeysTest {
           ConfigKeys.JOB,
           ConfigKeys.RETRY,
           ConfigKeys.NOTIFY,
+          ConfigKeys.NTFY,
+          ConfigKeys.TELEGRAM,
+          ConfigKeys.EMAIL,
           ConfigKeys.HTTP);
 
   @Test

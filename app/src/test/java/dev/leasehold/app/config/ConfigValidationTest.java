@@ -301,11 +301,44 @@ class ConfigValidationTest {
             "notify.on",
             "unknown event 'exploded'"),
         bad(
-            "a job's notify with a command and an http",
+            "a notify message with an unknown placeholder",
+            "notify:\n  ntfy: {url: \"https://ntfy.example/family\"}\n"
+                + "  message: \"{{job}} {{jobname}}\"\njobs:\n"
+                + GOOD_JOB,
+            "notify.message",
+            "unknown placeholder {{jobname}}"),
+        bad(
+            "a job's notify http body with an unknown placeholder",
             "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    notify:\n"
-                + "      command: [\"true\"]\n      http: {url: \"http://127.0.0.1:9/\"}\n",
-            "jobs[0].notify.http",
-            "two notifiers"),
+                + "      command: [\"true\"]\n      http: {url: \"http://127.0.0.1:9/\","
+                + " body: \"{\\\"text\\\": \\\"{{stdout}}\\\"}\"}\n",
+            "jobs[0].notify.http.body",
+            "unknown placeholder {{stdout}}"),
+        bad(
+            "a telegram notifier without a chat",
+            "notify:\n  telegram: {bot-token: \"123456:AbCdEf\"}\njobs:\n" + GOOD_JOB,
+            "notify.telegram.chat-id",
+            "is required"),
+        bad(
+            "an ntfy priority that does not exist",
+            "notify:\n  ntfy: {url: \"https://ntfy.example/family\", priority: loud}\njobs:\n"
+                + GOOD_JOB,
+            "notify.ntfy.priority",
+            "expected min, low, default, high, urgent"),
+        bad(
+            "an email login without TLS",
+            "notify:\n  email: {smtp: \"smtp://127.0.0.1:25\", starttls: false, username: u,"
+                + " from: \"a@example.org\", to: [\"b@example.org\"]}\njobs:\n"
+                + GOOD_JOB,
+            "notify.email.starttls",
+            "never sent in clear text"),
+        bad(
+            "an email with credentials in the URL",
+            "notify:\n  email: {smtp: \"smtp://u:Pw@127.0.0.1:25\","
+                + " from: \"a@example.org\", to: [\"b@example.org\"]}\njobs:\n"
+                + GOOD_JOB,
+            "notify.email.smtp",
+            "expected smtp://host[:port]"),
         bad(
             "retry attempts not a number",
             "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    retry:\n"

@@ -88,7 +88,8 @@ class NotifierTest {
             Map.of("checkin", config),
             history,
             HttpClient.newHttpClient(),
-            List.of(Duration.ofMillis(50)));
+            List.of(Duration.ofMillis(50)),
+            java.time.Clock.systemUTC());
     return notifier;
   }
 
@@ -132,6 +133,33 @@ class NotifierTest {
     assertThat(event.get("exit_code").asInt()).isEqualTo(3);
     assertThat(event.get("output").asText()).isEqualTo("pushing\n[stderr] boom, token ***");
     assertThat(received.peek()).doesNotContain("PushT0kenSecret");
+  }
+
+  @Test
+  void anErrorWrittenAfterABacklogOfStdoutIsTheLastLineOfTheEventsOutput() throws Exception {
+    // a real process: 25 KB to stdout, then the error to stderr
+    var job =
+        new dev.leasehold.app.runner.CommandJobRunner(
+            new JobAction.Command(
+                List.of(
+                    "sh",
+                    "-c",
+                    "i=0; while [ $i -lt 500 ]; do echo \"filler $i"
+                        + " ........................................\"; i=$((i+1)); done;"
+                        + " echo 'boom: push service answered 503, attempt 2' >&2; exit 3"),
+                Map.of(),
+                null,
+                Duration.ofSeconds(5)));
+    var result =
+        job.run(
+            new dev.leasehold.core.job.JobContext(
+                "checkin", T0, 7, "gateway-1", 1, TriggerKind.SCHEDULED, null));
+    Notifier n = notifier(http());
+    finished(n, 60, result.outcome(), result.output());
+
+    Poll.until("the event arrives", LIMIT, () -> received.size() == 1);
+    assertThat(JSON.readTree(received.peek()).get("output").asText())
+        .endsWith("\n[stderr] boom: push service answered 503, attempt 2");
   }
 
   @Test

@@ -82,12 +82,34 @@ class CommandJobRunnerTest {
             .run(JobContexts.of("said", 1));
 
     assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
-    // each stream in order; between the streams, in the order the two reader threads got them
+    // the two streams interleaved in the order the lines were written
     assertThat(result.output().lines())
         .containsExactlyInAnyOrder("one", "[stderr] boom", "three")
+        .containsExactly("one", "[stderr] boom", "three")
         .filteredOn(l -> !l.startsWith("[stderr]"))
         .containsExactly("one", "three");
     assertThat(sh("true").run(JobContexts.of("quiet", 1)).output()).as("nothing printed").isNull();
+  }
+
+  @Test
+  void anErrorWrittenToStderrAfterABacklogOfStdoutIsTheLastLineKept() throws Exception {
+    // 25 KB to stdout, then the error to stderr: the stdout backlog is still being read when the
+    // error line arrives, and the tail (4 KB) must end with the error as it was written
+    for (int run = 1; run <= 3; run++) {
+      JobResult result =
+          sh("i=0; while [ $i -lt 500 ]; do"
+                  + " echo \"filler $i ........................................\"; i=$((i+1));"
+                  + " done; echo \"boom: disk full, attempt "
+                  + run
+                  + "\" >&2; exit 3")
+              .run(JobContexts.of("backlog", 1));
+
+      List<String> lines = result.output().lines().toList();
+      assertThat(lines.get(lines.size() - 1))
+          .as("run %d", run)
+          .isEqualTo("[stderr] boom: disk full, attempt " + run);
+      assertThat(lines.get(lines.size() - 2)).as("run %d", run).startsWith("filler 499 ");
+    }
   }
 
   @Test
