@@ -30,6 +30,11 @@ final class Cli {
 
   /** Runs a command whatever its exit code. */
   static Result result(Path workDir, String... args) {
+    return result(workDir, java.util.Map.of(), args);
+  }
+
+  /** Runs a command with {@code env} added to this JVM's environment, whatever its exit code. */
+  static Result result(Path workDir, java.util.Map<String, String> env, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar"));
@@ -40,11 +45,10 @@ final class Cli {
     Path out = workDir.resolve("cli." + n + ".out");
     Path err = workDir.resolve("cli." + n + ".err");
     try {
-      Process p =
-          new ProcessBuilder(command)
-              .redirectOutput(out.toFile())
-              .redirectError(err.toFile())
-              .start();
+      ProcessBuilder builder =
+          new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+      builder.environment().putAll(env);
+      Process p = builder.start();
       if (!p.waitFor(120, TimeUnit.SECONDS)) {
         p.destroyForcibly();
         throw new AssertionError("gave up after 120 s waiting for: " + command);

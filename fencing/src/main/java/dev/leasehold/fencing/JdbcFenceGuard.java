@@ -14,20 +14,21 @@ import java.util.Objects;
  * after) the write and before the commit.
  *
  * <p>One table ({@code resource} primary key, the highest {@code fence}) and one statement per
- * check: an upsert that raises the stored fence when the new one is at least as high and changes
- * nothing otherwise. Why it is safe: the statement takes the row's write lock, held until the
- * transaction ends, so of two writers of one resource the second waits for the first to commit or
- * roll back and then compares against what the first recorded. A stale writer's check fails, its
- * transaction is rolled back by the caller, and a newer writer is never undone by an older one. An
- * equal fence passes, so one run may write several times.
+ * check (three on MariaDB/MySQL): an upsert that raises the stored fence when the new one is at
+ * least as high and changes nothing otherwise. Why it is safe: the statement takes the row's write
+ * lock, held until the transaction ends, so of two writers of one resource the second waits for the
+ * first to commit or roll back and then compares against what the first recorded. A stale writer's
+ * check fails, its transaction is rolled back by the caller, and a newer writer is never undone by
+ * an older one. An equal fence passes, so one run may write several times.
  *
  * <ul>
  *   <li>PostgreSQL: {@code INSERT ... ON CONFLICT DO UPDATE ... WHERE stored <= new} (0 rows:
  *       stale);
  *   <li>H2: {@code MERGE ... WHEN MATCHED AND stored <= new} (0 rows: stale);
- *   <li>MariaDB/MySQL: {@code INSERT ... ON DUPLICATE KEY UPDATE} that sets -1 when stale, which
- *       the table's {@code CHECK (fence >= 0)} refuses with an error (MySQL's affected-row count
- *       cannot tell "unchanged" from "inserted" under the drivers' found-rows default).
+ *   <li>MariaDB/MySQL: the row made if missing and locked, read {@code FOR UPDATE}, compared, then
+ *       raised (MySQL's affected-row count cannot tell "unchanged" from "inserted" under the
+ *       drivers' found-rows default); no constraint is relied on, so a table made without the
+ *       {@code CHECK} is as safe.
  * </ul>
  */
 public final class JdbcFenceGuard {
@@ -116,22 +117,45 @@ public final class JdbcFenceGuard {
     }
   }
 
+  /**
+   * MariaDB/MySQL: the row is made if missing and write-locked ({@code ON DUPLICATE KEY UPDATE
+   * fence = fence} changes nothing), then read under that lock ({@code FOR UPDATE}) and compared
+   * here, then raised. The decision never depends on a constraint: a table made without the {@code
+   * CHECK} (an application's own migration) or a server that ignores {@code CHECK} still refuses a
+   * stale fence, and nothing but a fence at least as high is ever stored.
+   */
   private void checkMysql(Connection connection, String resource, long fence) throws SQLException {
-    String statement =
-        "INSERT INTO "
-            + table
-            + " (resource, fence) VALUES (?, ?) ON DUPLICATE KEY UPDATE"
-            + " fence = IF(VALUES(fence) >= fence, VALUES(fence), -1)";
-    try (PreparedStatement sql = connection.prepareStatement(statement)) {
-      sql.setString(1, resource);
-      sql.setLong(2, fence);
-      sql.executeUpdate();
-    } catch (SQLException e) {
-      // 4025: MariaDB's CHECK violation; 3819: MySQL's
-      if (e.getErrorCode() == 4025 || e.getErrorCode() == 3819) {
-        throw new StaleFenceException(resource, fence, null);
+    try (PreparedStatement lock =
+        connection.prepareStatement(
+            "INSERT INTO "
+                + table
+                + " (resource, fence) VALUES (?, ?) ON DUPLICATE KEY UPDATE fence = fence")) {
+      lock.setString(1, resource);
+      lock.setLong(2, fence);
+      lock.executeUpdate();
+    }
+    long stored;
+    try (PreparedStatement read =
+        connection.prepareStatement(
+            "SELECT fence FROM " + table + " WHERE resource = ? FOR UPDATE")) {
+      read.setString(1, resource);
+      try (java.sql.ResultSet row = read.executeQuery()) {
+        if (!row.next()) {
+          throw new SQLException("fence guard: the row of " + resource + " vanished");
+        }
+        stored = row.getLong(1);
       }
-      throw e;
+    }
+    if (stored > fence || stored < 0) {
+      throw new StaleFenceException(resource, fence, null);
+    }
+    if (stored < fence) {
+      try (PreparedStatement raise =
+          connection.prepareStatement("UPDATE " + table + " SET fence = ? WHERE resource = ?")) {
+        raise.setLong(1, fence);
+        raise.setString(2, resource);
+        raise.executeUpdate();
+      }
     }
   }
 }

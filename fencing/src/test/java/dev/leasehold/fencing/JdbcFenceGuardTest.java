@@ -86,6 +86,41 @@ class JdbcFenceGuardTest {
     return out.toString();
   }
 
+  /**
+   * A table made by the application's own migration, without the guard's {@code CHECK}: a stale
+   * fence is refused all the same, and the stored fence stays the highest seen.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"h2", "mariadb", "postgres"})
+  void aStaleFenceIsRefusedOnATableMadeWithoutTheCheck(String db) throws Exception {
+    try (Connection c = connect(db)) {
+      try (Statement sql = c.createStatement()) {
+        sql.execute(
+            "CREATE TABLE "
+                + fences
+                + " (resource VARCHAR(255) NOT NULL PRIMARY KEY, fence BIGINT NOT NULL)");
+        sql.execute("CREATE TABLE " + exports + " (fence BIGINT NOT NULL, body VARCHAR(100))");
+      }
+      try {
+        write(c, 5, "run-5");
+        assertThatThrownBy(() -> write(c, 3, "run-3-late")).isInstanceOf(StaleFenceException.class);
+        assertThatThrownBy(() -> write(c, 4, "run-4-late")).isInstanceOf(StaleFenceException.class);
+        write(c, 5, "run-5-again");
+        write(c, 7, "run-7");
+        assertThatThrownBy(() -> write(c, 6, "run-6-late")).isInstanceOf(StaleFenceException.class);
+
+        assertThat(bodies(c)).isEqualTo("run-5,run-5-again,run-7");
+        try (Statement sql = c.createStatement();
+            ResultSet row = sql.executeQuery("SELECT fence FROM " + fences)) {
+          assertThat(row.next()).isTrue();
+          assertThat(row.getLong(1)).isEqualTo(7);
+        }
+      } finally {
+        tearDown(c);
+      }
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"h2", "mariadb", "postgres"})
   void aStaleWriterIsRefusedAndItsWriteRolledBack(String db) throws Exception {

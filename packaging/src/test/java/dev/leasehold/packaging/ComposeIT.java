@@ -50,6 +50,11 @@ class ComposeIT {
                 "cp", "-r", Release.SOURCE.resolve("examples/compose").toString(), dir.toString()),
             Duration.ofMinutes(1))
         .expectSuccess(List.of("cp", "-r", "examples/compose"));
+    // as the file's header says: a token of one's own (the example ships none)
+    byte[] random = new byte[16];
+    new java.security.SecureRandom().nextBytes(random);
+    Files.writeString(
+        dir.resolve("secrets/admin-token.txt"), java.util.HexFormat.of().formatHex(random) + "\n");
     file = dir.resolve("compose.test.yaml");
   }
 
@@ -261,8 +266,10 @@ class ComposeIT {
                   dir.resolve("leasehold.yaml") + ":" + CONFIG + ":ro",
                   "-v",
                   dir.resolve("secrets/redis-password.txt") + ":/run/secrets/redis-password:ro",
+                  "-v",
+                  dir.resolve("secrets/admin-token.txt") + ":/run/secrets/admin-token:ro",
                   "-e",
-                  "LEASEHOLD_ADMIN_TOKEN=validate-only-token-0123456789"));
+                  "LEASEHOLD_ADMIN_TOKEN_FILE=/run/secrets/admin-token"));
       env.forEach((key, value) -> args.addAll(List.of("-e", key + "=" + value)));
       args.addAll(List.of(Release.IMAGE, "validate", "--config", CONFIG));
       Commands.Result result = podman.run(Duration.ofMinutes(2), args.toArray(String[]::new));

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Probe;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -36,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * client-side dry run needs one): each object read strictly into the Kubernetes API's Java types
  * (fabric8 kubernetes-model: a misspelled field or a wrong type fails), then what the example
  * promises: 3 replicas, NODE from the pod name, probes on /health at the admin port, the grace
- * period from the file's shutdown-grace and kill-grace, the Secret and ConfigMap it mounts, a
+ * period from the file's shutdown-grace and kill-grace, the ConfigMap it mounts and the Secret it
+ * mounts, created by the command in the file's header (never a literal token in the file), a
  * PodDisruptionBudget over the same pods; and the ConfigMap's Leasehold file passes `validate`.
  */
 class KubernetesManifestsIT {
@@ -54,12 +54,24 @@ class KubernetesManifestsIT {
     }
     assertThat(documents)
         .extracting(document -> document.path("kind").asText())
-        .containsExactly("ConfigMap", "Secret", "Deployment", "PodDisruptionBudget", "Service");
+        .containsExactly("ConfigMap", "Deployment", "PodDisruptionBudget", "Service");
     ConfigMap configMap = strict(documents.get(0), ConfigMap.class, "v1");
-    Secret secret = strict(documents.get(1), Secret.class, "v1");
-    Deployment deployment = strict(documents.get(2), Deployment.class, "apps/v1");
-    PodDisruptionBudget budget = strict(documents.get(3), PodDisruptionBudget.class, "policy/v1");
-    Service service = strict(documents.get(4), Service.class, "v1");
+    Deployment deployment = strict(documents.get(1), Deployment.class, "apps/v1");
+    PodDisruptionBudget budget = strict(documents.get(2), PodDisruptionBudget.class, "policy/v1");
+    Service service = strict(documents.get(3), Service.class, "v1");
+    // the Secret is made by the command in the header: its name and keys
+    String text = Files.readString(FILE);
+    Matcher create =
+        Pattern.compile("kubectl create secret generic (\\S+)((?:\\s*\\\\\\s*#\\s*--from-\\S+)+)")
+            .matcher(text);
+    assertThat(create.find()).as("a kubectl create secret command in the header").isTrue();
+    String secretName = create.group(1);
+    Set<String> secretKeys = new java.util.HashSet<>();
+    Matcher from = Pattern.compile("--from-(?:file|literal)=([a-z-]+)=").matcher(create.group(2));
+    while (from.find()) {
+      secretKeys.add(from.group(1));
+    }
+    assertThat(text).doesNotContain("stringData").doesNotContain("change-me");
 
     assertThat(deployment.getSpec().getReplicas()).isEqualTo(3);
     Map<String, String> podLabels = deployment.getSpec().getTemplate().getMetadata().getLabels();
@@ -115,18 +127,19 @@ class KubernetesManifestsIT {
     String passwordFile = leasehold.path("store").path("password-file").asText();
     VolumeMount secretMount = mountAt(container, Path.of(passwordFile).getParent().toString());
     Volume secretVolume = volumes.get(secretMount.getName());
-    assertThat(secretVolume.getSecret().getSecretName()).isEqualTo(secret.getMetadata().getName());
+    assertThat(secretVolume.getSecret().getSecretName()).isEqualTo(secretName);
     String passwordKey = Path.of(passwordFile).getFileName().toString();
     assertThat(secretVolume.getSecret().getItems())
         .anyMatch(item -> item.getPath().equals(passwordKey));
-    assertThat(secret.getStringData()).containsKey(passwordKey);
-    assertThat(container.getEnv())
-        .anyMatch(
-            env ->
-                env.getName().equals("LEASEHOLD_ADMIN_TOKEN")
-                    && secret
-                        .getStringData()
-                        .containsKey(env.getValueFrom().getSecretKeyRef().getKey()));
+    assertThat(secretKeys).contains(passwordKey);
+    // the admin token: a file of the same Secret, read by the daemon (no variable holds it)
+    String tokenFile = leasehold.path("admin").path("token-file").asText();
+    assertThat(Path.of(tokenFile).getParent()).isEqualTo(Path.of(passwordFile).getParent());
+    String tokenKey = Path.of(tokenFile).getFileName().toString();
+    assertThat(secretVolume.getSecret().getItems())
+        .anyMatch(item -> item.getPath().equals(tokenKey));
+    assertThat(secretKeys).contains(tokenKey);
+    assertThat(leasehold.path("admin").has("token")).isFalse();
     for (VolumeMount mount : container.getVolumeMounts()) {
       assertThat(volumes).containsKey(mount.getName());
     }
@@ -135,9 +148,13 @@ class KubernetesManifestsIT {
     Path dir = Files.createTempDirectory("leasehold-k8s-it-");
     try {
       Path password = dir.resolve("db-password");
-      Files.writeString(password, secret.getStringData().get(passwordKey));
+      Files.writeString(password, "a-database-password");
+      Path token = dir.resolve("admin-token");
+      Files.writeString(token, "validate-only-token-0123456789\n");
       Path file = dir.resolve("leasehold.yaml");
-      Files.writeString(file, config.replace(passwordFile, password.toString()));
+      Files.writeString(
+          file,
+          config.replace(passwordFile, password.toString()).replace(tokenFile, token.toString()));
       Commands.Result result =
           Commands.run(
               List.of(
@@ -147,11 +164,7 @@ class KubernetesManifestsIT {
                   "validate",
                   "--config",
                   file.toString()),
-              Map.of(
-                  "NODE",
-                  "leasehold-7d9f-abcde",
-                  "LEASEHOLD_ADMIN_TOKEN",
-                  "validate-only-token-0123456789"),
+              Map.of("NODE", "leasehold-7d9f-abcde"),
               dir,
               Duration.ofMinutes(2));
       assertThat(result.exit()).as("leasehold validate:\n%s", result.output()).isZero();

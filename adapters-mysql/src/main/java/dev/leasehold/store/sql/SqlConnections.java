@@ -26,7 +26,8 @@ final class SqlConnections {
 
   private static final Pattern NETWORK_URL =
       Pattern.compile(
-          "^jdbc:[a-z0-9]+:(?:[a-z]+:)?//(?:[^@/]*@)?([^/?;,]+)", Pattern.CASE_INSENSITIVE);
+          // user info up to the last '@' before the path: a password may hold '@' and ':'
+          "^jdbc:[a-z0-9]+:(?:[a-z]+:)?//(?:[^/]*@)?([^/?;,@]+)", Pattern.CASE_INSENSITIVE);
 
   private SqlConnections() {}
 
@@ -83,6 +84,12 @@ final class SqlConnections {
       Duration connectTimeout,
       Duration lockWait) {
     String reason = reason(dialect, e, connectTimeout, lockWait);
+    if (quotesUserInfo(url, reason)) {
+      // a driver that split the user info at '@' or ':' quotes pieces of the password
+      reason =
+          "the driver could not read the URL: write '@' as %40 and ':' as %3A in its user info,"
+              + " or give the password as store.password";
+    }
     String what =
         dialect.localPath(url) != null
             ? "cannot open " + dialect.displayName() + " file " + where(dialect, url)
@@ -93,6 +100,29 @@ final class SqlConnections {
       line = line.replace(password, "***");
     }
     return new StoreUnreachableException(Redaction.scrub(line), e);
+  }
+
+  private static final Pattern USER_INFO = Pattern.compile("//([^/]*)@");
+
+  /**
+   * Whether {@code text} holds a piece (2+ characters between '@' and ':', standing as a word of
+   * its own) of the password in the URL's user info.
+   */
+  static boolean quotesUserInfo(String url, String text) {
+    Matcher m = USER_INFO.matcher(url);
+    if (!m.find() || m.group(1).indexOf(':') < 0) {
+      return false;
+    }
+    String password = m.group(1).substring(m.group(1).indexOf(':') + 1);
+    for (String piece : password.split("[@:]")) {
+      if (piece.length() >= 2
+          && Pattern.compile("(?<![\\p{L}\\p{N}])" + Pattern.quote(piece) + "(?![\\p{L}\\p{N}])")
+              .matcher(text)
+              .find()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static String reason(

@@ -56,6 +56,26 @@ class SqlConnectionErrorsTest {
   }
 
   @Test
+  void aPasswordWithAtAndColonInUserInfoLeavesNoPieceInTheError() throws IOException {
+    int port = freePort();
+    String password = "Pw@Ab:Cd3f@Gh";
+    for (String url :
+        List.of(
+            "jdbc:mariadb://lh:" + password + "@127.0.0.1:" + port + "/test",
+            "jdbc:postgresql://lh:" + password + "@127.0.0.1:" + port + "/test")) {
+      String type = url.startsWith("jdbc:postgresql") ? "postgres" : "mariadb";
+      String message = failure(settings(type, url, null, null));
+
+      assertThat(message).contains("at 127.0.0.1:" + port + ": ");
+      for (String piece : List.of("Pw", "Ab", "Cd3f", "Gh", "pw", "ab", "cd3f", "gh")) {
+        assertThat(message)
+            .as(piece)
+            .doesNotContainPattern("(?<![A-Za-z0-9])" + piece + "(?![A-Za-z0-9])");
+      }
+    }
+  }
+
+  @Test
   void anUnknownHostIsNamed() {
     for (String url :
         List.of(

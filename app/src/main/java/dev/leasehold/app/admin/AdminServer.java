@@ -161,10 +161,10 @@ public final class AdminServer implements AutoCloseable {
             "/jobs",
             Access.READ,
             (r, p) -> AdminResponse.json(StatusReport.rows(jobsConfig(), store, clock.instant())))
-        .get("/jobs/{name}", Access.READ, (r, p) -> job(p.get("name")))
+        .get("/jobs/{name}", Access.OUTPUT, (r, p) -> job(p.get("name")))
         .get("/nodes", Access.READ, (r, p) -> nodes())
-        .get("/status", Access.READ, (r, p) -> status(r.query()))
-        .get("/history", Access.READ, (r, p) -> history(r.query()))
+        .get("/status", Access.READ, (r, p) -> status(r))
+        .get("/history", Access.OUTPUT, (r, p) -> history(r.query()))
         .post("/jobs/{name}/trigger", Access.CHANGE, (r, p) -> trigger(p.get("name")))
         .post("/jobs/{name}/pause", Access.CHANGE, (r, p) -> pause(p.get("name"), r))
         .post("/jobs/{name}/resume", Access.CHANGE, (r, p) -> resume(p.get("name"), r));
@@ -292,9 +292,13 @@ public final class AdminServer implements AutoCloseable {
     if (access == Access.CHANGE && crossOrigin(request)) {
       return AdminResponse.text(403, "refused: the request comes from another origin\n");
     }
-    boolean needsToken = access == Access.CHANGE || (access == Access.READ && exposed);
+    boolean anyToken = config.admin().token() != null || config.admin().readToken() != null;
+    boolean needsToken =
+        access == Access.CHANGE
+            || (access == Access.READ && exposed)
+            || (access == Access.OUTPUT && (exposed || anyToken));
     if (needsToken) {
-      Optional<AdminResponse> refused = refuseWithoutToken(request);
+      Optional<AdminResponse> refused = refuseWithoutToken(request, access == Access.CHANGE);
       if (refused.isPresent()) {
         return refused.get();
       }
@@ -319,12 +323,22 @@ public final class AdminServer implements AutoCloseable {
    * StatusReport#identity} in the {@value StatusReport#IDENTITY_HEADER} header: {@code status} on
    * this machine prints it instead of opening the store when the identity is its own file's.
    */
-  private AdminResponse status(Map<String, String> query) {
+  private AdminResponse status(AdminRequest request) {
+    Map<String, String> query = request.query();
     DaemonConfig current = jobsConfig();
     boolean json = "json".equals(query.get("format"));
     String body = StatusReport.render(current, store, clock.instant(), json);
-    return AdminResponse.of(200, json ? AdminResponse.JSON : AdminResponse.TEXT, body)
-        .with(StatusReport.IDENTITY_HEADER, StatusReport.identity(current));
+    AdminResponse answer =
+        AdminResponse.of(200, json ? AdminResponse.JSON : AdminResponse.TEXT, body)
+            .with(StatusReport.IDENTITY_HEADER, StatusReport.identity(current));
+    String challenge = request.header(StatusReport.CHALLENGE_HEADER).orElse(null);
+    if (challenge != null && challenge.length() <= 128) {
+      Optional<String> proof = StatusReport.proof(current, challenge, body);
+      if (proof.isPresent()) {
+        answer = answer.with(StatusReport.PROOF_HEADER, proof.get());
+      }
+    }
+    return answer;
   }
 
   private AdminResponse nodes() {
@@ -417,13 +431,16 @@ public final class AdminServer implements AutoCloseable {
   }
 
   /**
-   * Empty when the request carries the token. Otherwise: 403 when no token is configured (the route
-   * is off, no credentials would help); 429 after too many wrong tokens; else 401 with a {@code
-   * WWW-Authenticate: Bearer} challenge, the same on every route that needs the token.
+   * Empty when the request carries a token good for it: the admin token for a change, the admin or
+   * the read token for a read. Otherwise: 403 when no such token is configured (the route is off,
+   * no credentials would help) or for the read token on a change; 401 with a {@code
+   * WWW-Authenticate: Bearer} challenge without {@code Authorization} (not counted as a guess); 429
+   * once this client sent too many wrong tokens ({@link AuthFailures}); else 401, counted.
    */
-  private Optional<AdminResponse> refuseWithoutToken(AdminRequest request) {
+  private Optional<AdminResponse> refuseWithoutToken(AdminRequest request, boolean change) {
     String token = config.admin().token();
-    if (token == null) {
+    String readToken = change ? null : config.admin().readToken();
+    if (token == null && readToken == null) {
       return Optional.of(
           AdminResponse.text(
               403,
@@ -431,21 +448,35 @@ public final class AdminServer implements AutoCloseable {
                   ? "off beyond loopback without admin.token\n"
                   : "triggering over HTTP is off: set admin.token\n"));
     }
+    String given = bearer(request.header("Authorization").orElse(null));
+    if (given == null) {
+      return Optional.of(challenge());
+    }
     long wait = failures.blockedSeconds(request.client());
     if (wait > 0) {
       return Optional.of(
           AdminResponse.text(429, "too many wrong tokens; try again in " + wait + " s\n")
               .with("Retry-After", Long.toString(wait)));
     }
-    String given = bearer(request.header("Authorization").orElse(null));
-    if (given == null || !constantTimeEquals(given, token)) {
-      failures.failed(request.client());
-      return Optional.of(
-          AdminResponse.text(401, "a valid 'Authorization: Bearer <admin.token>' is required\n")
-              .with("WWW-Authenticate", "Bearer realm=\"leasehold\""));
+    // both compared, in constant time, whichever matches
+    boolean admin = token != null && constantTimeEquals(given, token);
+    String configuredRead = config.admin().readToken();
+    boolean reader = configuredRead != null && constantTimeEquals(given, configuredRead);
+    if (admin || (reader && !change)) {
+      failures.succeeded(request.client());
+      return Optional.empty();
     }
-    failures.succeeded(request.client());
-    return Optional.empty();
+    if (reader) {
+      return Optional.of(
+          AdminResponse.text(403, "admin.read-token reads only; this needs admin.token\n"));
+    }
+    failures.failed(request.client());
+    return Optional.of(challenge());
+  }
+
+  private static AdminResponse challenge() {
+    return AdminResponse.text(401, "a valid 'Authorization: Bearer <admin.token>' is required\n")
+        .with("WWW-Authenticate", "Bearer realm=\"leasehold\"");
   }
 
   /** The credentials of {@code Bearer <token>}, the scheme in any case, or {@code null}. */

@@ -8,10 +8,11 @@ import java.util.function.LongSupplier;
 
 /**
  * Limits guessing of the admin token: a client address that sent {@link #PER_CLIENT} wrong tokens
- * within {@link #WINDOW} is refused (429) until that window ends, whatever it sends, and after
- * {@link #IN_ALL} wrong tokens from all clients in a window every token check is refused until it
- * ends. Counted in fixed windows per client; at most {@link #CLIENTS} addresses are remembered (the
- * oldest are forgotten first).
+ * within {@link #WINDOW} is refused (429) until that window ends, whatever token it sends, and
+ * after {@link #IN_ALL} wrong tokens from all clients in a window, every client that itself sent a
+ * wrong token in its window is refused until that window ends. A client that sent no wrong token is
+ * never refused: other clients' failures cannot lock the operator out. Counted in fixed windows per
+ * client; at most {@link #CLIENTS} addresses are remembered (the oldest are forgotten first).
  */
 final class AuthFailures {
   static final Duration WINDOW = Duration.ofMinutes(1);
@@ -36,7 +37,9 @@ final class AuthFailures {
   /** Seconds until {@code client} may try again, or 0 when it may try now. */
   synchronized long blockedSeconds(InetAddress client) {
     long now = nanoTime.getAsLong();
-    long wait = Math.max(wait(clients.get(client), PER_CLIENT, now), wait(all, IN_ALL, now));
+    long[] own = clients.get(client);
+    boolean failedLately = own != null && now - own[0] < WINDOW.toNanos();
+    long wait = Math.max(wait(own, PER_CLIENT, now), failedLately ? wait(all, IN_ALL, now) : 0);
     return wait == 0 ? 0 : Math.max(1, Duration.ofNanos(wait).toSeconds());
   }
 

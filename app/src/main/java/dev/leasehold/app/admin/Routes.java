@@ -18,9 +18,16 @@ final class Routes {
   enum Access {
     /** Anyone who reaches the port ({@code /health} only: probes carry no token). */
     OPEN,
-    /** Reading: free on loopback, the token beyond it. */
+    /** Reading: free on loopback, a token (admin or read) beyond it. */
     READ,
-    /** Changing state: always the token, and never from another origin. */
+    /**
+     * Reading run output ({@code /history}, {@code /jobs/{name}}): a token (admin or read) whenever
+     * one is configured, on loopback too; free on loopback only when none is.
+     */
+    OUTPUT,
+    /**
+     * Changing state: always the admin token (the read token gets 403), never from another origin.
+     */
     CHANGE
   }
 

@@ -22,9 +22,12 @@ import java.util.Optional;
  * <p>Asked only when the file has an {@code admin} section listening on a loopback or wildcard
  * address (reached on loopback, where reads need no token: no token leaves the process), and used
  * only when the answer carries the {@link StatusReport#identity identity} of the command's own file
- * (the same store, namespace and jobs). Anything else (nothing listening, another program, a daemon
- * of another file or one that has not reloaded a changed file, an error, no answer within {@link
- * #READ_TIMEOUT}) and the command reads the store as always.
+ * (the same store, namespace and jobs) and, when the file has a token, the {@link
+ * StatusReport#proof proof} of a random challenge keyed by that token: another program listening on
+ * the port (the daemon being down) cannot make one, and the token never leaves the command.
+ * Anything else (nothing listening, another program, a daemon of another file or one that has not
+ * reloaded a changed file, an error, no answer within {@link #READ_TIMEOUT}) and the command reads
+ * the store as always.
  */
 final class LocalDaemon {
   static final Duration CONNECT_TIMEOUT = Duration.ofMillis(300);
@@ -32,6 +35,12 @@ final class LocalDaemon {
   private static final int MAX_BODY = 4 * 1024 * 1024;
 
   private LocalDaemon() {}
+
+  private static String challenge() {
+    byte[] random = new byte[16];
+    new java.security.SecureRandom().nextBytes(random);
+    return java.util.HexFormat.of().formatHex(random);
+  }
 
   /** What a daemon of {@code config}'s file answers to {@code GET /status}, or empty. */
   static Optional<String> status(DaemonConfig config, boolean json) {
@@ -59,6 +68,8 @@ final class LocalDaemon {
       c.setReadTimeout((int) READ_TIMEOUT.toMillis());
       c.setUseCaches(false);
       c.setInstanceFollowRedirects(false);
+      String challenge = challenge();
+      c.setRequestProperty(StatusReport.CHALLENGE_HEADER, challenge);
       if (c.getResponseCode() != 200
           || !StatusReport.identity(config)
               .equals(c.getHeaderField(StatusReport.IDENTITY_HEADER))) {
@@ -69,7 +80,16 @@ final class LocalDaemon {
         if (in.read() != -1) {
           return Optional.empty(); // larger than any status: not one
         }
-        return Optional.of(new String(body, StandardCharsets.UTF_8));
+        String text = new String(body, StandardCharsets.UTF_8);
+        Optional<String> expected = StatusReport.proof(config, challenge, text);
+        if (expected.isPresent()
+            && !java.security.MessageDigest.isEqual(
+                expected.get().getBytes(StandardCharsets.UTF_8),
+                String.valueOf(c.getHeaderField(StatusReport.PROOF_HEADER))
+                    .getBytes(StandardCharsets.UTF_8))) {
+          return Optional.empty(); // not proven to hold this file's token: not trusted
+        }
+        return Optional.of(text);
       }
     } catch (IOException | RuntimeException e) {
       return Optional.empty();

@@ -70,7 +70,11 @@ final class PauseCommand implements Callable<Integer> {
       Pause pause = backend.leaseStore().pause(job, by, why, stopRunning);
       String holder =
           backend.leaseStore().inspect(job).flatMap(LeaseState::currentHolder).orElse(null);
-      context.out().println("job '" + job + "' " + StatusReport.describe(pause));
+      context
+          .out()
+          .println(
+              dev.leasehold.core.store.TerminalText.line(
+                  "job '" + job + "' " + StatusReport.describe(pause)));
       if (holder != null) {
         context
             .out()

@@ -500,8 +500,26 @@ final class ConfigKeys {
           "token",
           Kind.TEXT,
           null,
-          "Bearer token for POST /jobs/{name}/trigger (and every endpoint but /health when"
-              + " listening beyond loopback), at least 16 characters. Use a placeholder.");
+          "Bearer token for POST /jobs/{name}/trigger, pause, resume and reload, for run output"
+              + " (/history, /jobs/{name}), and for every endpoint but /health when listening"
+              + " beyond loopback; at least 16 characters, never a shipped example's. Use a"
+              + " placeholder or token-file.");
+
+  static final Key<String> ADMIN_TOKEN_FILE =
+      Key.of(
+          "token-file",
+          Kind.TEXT,
+          null,
+          "A file holding the admin token (readable by the owner only); not with token.");
+
+  static final Key<String> ADMIN_READ_TOKEN =
+      Key.of(
+          "read-token",
+          Kind.TEXT,
+          null,
+          "Bearer token that reads everything (status, history with output, jobs, nodes, metrics)"
+              + " and changes nothing (403), at least 16 characters, not the token. Use a"
+              + " placeholder.");
 
   static final Key<String> ADMIN_ALLOWED_HOSTS =
       Key.of(
@@ -511,7 +529,8 @@ final class ConfigKeys {
           "More host names the endpoint answers to (the Host header), e.g. the name a proxy"
               + " or a Service uses; others are refused.");
 
-  static final List<Key<?>> ADMIN = List.of(LISTEN, ADMIN_TOKEN, ADMIN_ALLOWED_HOSTS);
+  static final List<Key<?>> ADMIN =
+      List.of(LISTEN, ADMIN_TOKEN, ADMIN_TOKEN_FILE, ADMIN_READ_TOKEN, ADMIN_ALLOWED_HOSTS);
 
   static final List<Key<?>> LOG = List.of(FORMAT, LEVEL);
 
@@ -772,8 +791,24 @@ final class ConfigKeys {
           "Names of the headers carrying the run's job, fire-time, fence and node (keys job,"
               + " fire-time, fence, node).");
 
+  static final Key<String> HTTP_FOLLOW_REDIRECTS =
+      Key.choice(
+          "follow-redirects",
+          List.of("same-origin", "any"),
+          "same-origin",
+          "Redirects followed: same-origin (and http to https on the same host), or any (never"
+              + " to loopback or link-local addresses from another host, never re-sending a body).",
+          v -> "expected same-origin or any, got '" + v + "'");
+
   static final List<Key<?>> HTTP =
-      List.of(HTTP_METHOD, HTTP_URL, HTTP_HEADERS, HTTP_BODY, HTTP_TIMEOUT, HTTP_LEASEHOLD_HEADERS);
+      List.of(
+          HTTP_METHOD,
+          HTTP_URL,
+          HTTP_HEADERS,
+          HTTP_BODY,
+          HTTP_TIMEOUT,
+          HTTP_LEASEHOLD_HEADERS,
+          HTTP_FOLLOW_REDIRECTS);
 
   /** The default store, as the store adapters on the class path declare it. */
   private static final class StoreDefaults {

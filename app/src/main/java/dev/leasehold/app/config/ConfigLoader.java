@@ -264,15 +264,20 @@ public final class ConfigLoader {
   }
 
   private static String passwordFile(Section store) throws ConfigException {
-    String file = store.requiredText(ConfigKeys.STORE_PASSWORD_FILE);
+    return secretFile(store, ConfigKeys.STORE_PASSWORD_FILE, "store.password-file");
+  }
+
+  /** The stripped content of the file a key names ({@code password-file}, {@code token-file}). */
+  private static String secretFile(Section section, ConfigKeys.Key<String> key, String field)
+      throws ConfigException {
+    String file = section.requiredText(key);
     try {
-      warnIfOthersMayRead(Path.of(file));
+      warnIfOthersMayRead(Path.of(file), field);
       return Files.readString(Path.of(file)).strip();
     } catch (NoSuchFileException e) {
-      throw store.error(ConfigKeys.STORE_PASSWORD_FILE, "no such file: " + file);
+      throw section.error(key, "no such file: " + file);
     } catch (IOException | RuntimeException e) {
-      throw store.error(
-          ConfigKeys.STORE_PASSWORD_FILE, "cannot read " + file + ": " + e.getMessage());
+      throw section.error(key, "cannot read " + file + ": " + e.getMessage());
     }
   }
 
@@ -280,15 +285,15 @@ public final class ConfigLoader {
    * Container secrets are commonly mounted 0444/0644 where only the container sees them, so a
    * readable file is not refused; on a shared machine it should be 0600.
    */
-  private static void warnIfOthersMayRead(Path file) throws IOException {
+  private static void warnIfOthersMayRead(Path file, String field) throws IOException {
     if (!Files.getFileStore(file).supportsFileAttributeView("posix")) {
       return;
     }
     Set<PosixFilePermission> p = Files.getPosixFilePermissions(file);
     if (p.contains(PosixFilePermission.GROUP_READ) || p.contains(PosixFilePermission.OTHERS_READ)) {
       log.warn(
-          "store.password-file {} can be read by {} (mode {}); make it 0600 unless only this"
-              + " container sees it",
+          "{} {} can be read by {} (mode {}); make it 0600 unless only this container sees it",
+          field,
           file,
           p.contains(PosixFilePermission.OTHERS_READ) ? "every user" : "its group",
           PosixFilePermissions.toString(p));
@@ -316,15 +321,32 @@ public final class ConfigLoader {
     admin.allow(ConfigKeys.ADMIN);
     String listen = admin.value(ConfigKeys.LISTEN).strip();
     String token = admin.text(ConfigKeys.ADMIN_TOKEN).filter(t -> !t.isBlank()).orElse(null);
+    // blank means "not set", so ${LEASEHOLD_ADMIN_TOKEN_FILE:-} can leave it out
+    boolean fromFile =
+        admin.text(ConfigKeys.ADMIN_TOKEN_FILE).filter(f -> !f.isBlank()).isPresent();
+    if (fromFile) {
+      if (token != null) {
+        throw admin.error(ConfigKeys.ADMIN_TOKEN_FILE, "give either token or token-file, not both");
+      }
+      token = secretFile(admin, ConfigKeys.ADMIN_TOKEN_FILE, "admin.token-file");
+    }
     Redaction.register(token);
-    if (token != null && token.length() < AdminConfig.MIN_TOKEN_LENGTH) {
+    if (token != null && AdminConfig.problem(token) != null) {
       throw admin.error(
-          ConfigKeys.ADMIN_TOKEN,
-          "too short to resist guessing ("
-              + token.length()
-              + " characters); use at least "
-              + AdminConfig.MIN_TOKEN_LENGTH
-              + ", e.g. the output of: openssl rand -hex 16");
+          fromFile ? ConfigKeys.ADMIN_TOKEN_FILE : ConfigKeys.ADMIN_TOKEN,
+          AdminConfig.problem(token));
+    }
+    String readToken =
+        admin.text(ConfigKeys.ADMIN_READ_TOKEN).filter(t -> !t.isBlank()).orElse(null);
+    Redaction.register(readToken);
+    if (readToken != null) {
+      if (AdminConfig.problem(readToken) != null) {
+        throw admin.error(ConfigKeys.ADMIN_READ_TOKEN, AdminConfig.problem(readToken));
+      }
+      if (readToken.equals(token)) {
+        throw admin.error(
+            ConfigKeys.ADMIN_READ_TOKEN, "must differ from the token, else it could change things");
+      }
     }
     List<String> hosts = admin.textList(ConfigKeys.ADMIN_ALLOWED_HOSTS).orElse(List.of());
     for (String host : hosts) {
@@ -334,7 +356,7 @@ public final class ConfigLoader {
             "expected host names such as leasehold.internal, got '" + host + "'");
       }
     }
-    return new AdminConfig(address(admin, listen), token, hosts);
+    return new AdminConfig(address(admin, listen), token, readToken, hosts);
   }
 
   private static InetSocketAddress address(Section admin, String listen) throws ConfigException {

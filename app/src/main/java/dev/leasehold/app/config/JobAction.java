@@ -31,6 +31,8 @@ public sealed interface JobAction {
    * @param timeout the request timeout
    * @param leaseholdHeaders the names of the headers that carry the run's job, fire-time, fence and
    *     node (keys of {@link #DEFAULT_LEASEHOLD_HEADERS}, all four present)
+   * @param followAnyRedirect {@code follow-redirects: any}: redirects to other origins are followed
+   *     too (else only to the same origin, or from http to https on the same host)
    */
   record Http(
       String method,
@@ -38,7 +40,8 @@ public sealed interface JobAction {
       Map<String, String> headers,
       String body,
       Duration timeout,
-      Map<String, String> leaseholdHeaders)
+      Map<String, String> leaseholdHeaders,
+      boolean followAnyRedirect)
       implements JobAction {
     /** The headers every request carries unless {@code http.leasehold-headers} renames them. */
     public static final Map<String, String> DEFAULT_LEASEHOLD_HEADERS =
@@ -51,6 +54,17 @@ public sealed interface JobAction {
     public Http {
       headers = Map.copyOf(headers);
       leaseholdHeaders = Map.copyOf(leaseholdHeaders);
+    }
+
+    /** Following redirects to the same origin only. */
+    public Http(
+        String method,
+        URI url,
+        Map<String, String> headers,
+        String body,
+        Duration timeout,
+        Map<String, String> leaseholdHeaders) {
+      this(method, url, headers, body, timeout, leaseholdHeaders, false);
     }
 
     /** With the default names of the Leasehold headers. */

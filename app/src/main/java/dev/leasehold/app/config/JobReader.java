@@ -445,7 +445,8 @@ final class JobReader {
         headers,
         s.text(ConfigKeys.HTTP_BODY).orElse(null),
         timeout,
-        leaseholdHeaders(s));
+        leaseholdHeaders(s),
+        s.value(ConfigKeys.HTTP_FOLLOW_REDIRECTS).equals("any"));
   }
 
   /** A header name: an HTTP token. */

@@ -67,7 +67,7 @@ public final class LogSetup {
     console.setContext(context);
     console.setName("console");
     console.setTarget(toStderr ? "System.err" : "System.out");
-    ScrubbingEncoder scrubbing = new ScrubbingEncoder(() -> encoder(context, json));
+    ScrubbingEncoder scrubbing = new ScrubbingEncoder(() -> encoder(context, json), !json);
     scrubbing.setContext(context);
     scrubbing.start();
     console.setEncoder(scrubbing);

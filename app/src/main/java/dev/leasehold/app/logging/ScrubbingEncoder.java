@@ -8,6 +8,7 @@ import ch.qos.logback.classic.spi.StackTraceElementProxy;
 import ch.qos.logback.core.encoder.Encoder;
 import ch.qos.logback.core.encoder.EncoderBase;
 import dev.leasehold.core.store.Redaction;
+import dev.leasehold.core.store.TerminalText;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +27,7 @@ final class ScrubbingEncoder extends EncoderBase<ILoggingEvent> {
   private static final byte[] NOTHING = new byte[0];
 
   private final Supplier<Encoder<ILoggingEvent>> make;
+  private final boolean text;
   private Encoder<ILoggingEvent> delegate;
 
   /**
@@ -35,7 +37,17 @@ final class ScrubbingEncoder extends EncoderBase<ILoggingEvent> {
    *     (neither of Leasehold's encoders does), as this one writes none.
    */
   ScrubbingEncoder(Supplier<Encoder<ILoggingEvent>> make) {
+    this(make, false);
+  }
+
+  /**
+   * @param text for the text log: each message is also made inert for a terminal ({@link
+   *     TerminalText#line}: no escape sequences, no line break that could forge a line); JSON lines
+   *     keep the exact text, escaped by their encoder
+   */
+  ScrubbingEncoder(Supplier<Encoder<ILoggingEvent>> make, boolean text) {
     this.make = make;
+    this.text = text;
   }
 
   private synchronized Encoder<ILoggingEvent> delegate() {
@@ -52,7 +64,7 @@ final class ScrubbingEncoder extends EncoderBase<ILoggingEvent> {
 
   @Override
   public byte[] encode(ILoggingEvent event) {
-    return delegate().encode(new Scrubbed(event));
+    return delegate().encode(new Scrubbed(event, text));
   }
 
   @Override
@@ -75,9 +87,10 @@ final class ScrubbingEncoder extends EncoderBase<ILoggingEvent> {
     private final ILoggingEvent event;
     private final String message;
 
-    Scrubbed(ILoggingEvent event) {
+    Scrubbed(ILoggingEvent event, boolean text) {
       this.event = event;
-      this.message = Redaction.scrub(event.getFormattedMessage());
+      String scrubbed = Redaction.scrub(event.getFormattedMessage());
+      this.message = text ? TerminalText.line(scrubbed) : scrubbed;
     }
 
     @Override

@@ -422,6 +422,7 @@ public final class Notifier implements Notices {
     if (command.workdir() != null) {
       builder.directory(command.workdir().toFile());
     }
+    dev.leasehold.app.runner.InheritedEnvironment.withholdSecrets(builder.environment());
     builder.environment().putAll(command.env());
     builder.environment().put("LEASEHOLD_EVENT", json);
     Process process = builder.start();

@@ -5,6 +5,7 @@ import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.store.Redaction;
+import dev.leasehold.core.store.TerminalText;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -102,7 +103,16 @@ public final class HistoryReport {
    */
   public static String withOutput(List<Map<String, Object>> rows) {
     StringBuilder out = new StringBuilder();
-    for (Map<String, Object> row : rows) {
+    for (Map<String, Object> given : rows) {
+      // every field made inert for a terminal; the output keeps its line breaks, one per "| "
+      Map<String, Object> row = new java.util.LinkedHashMap<>();
+      given.forEach(
+          (k, v) ->
+              row.put(
+                  k,
+                  v == null || k.equals("output")
+                      ? v
+                      : TerminalText.line(Redaction.scrub(String.valueOf(v)))));
       if (!out.isEmpty()) {
         out.append('\n');
       }
@@ -133,7 +143,9 @@ public final class HistoryReport {
       if (output == null) {
         out.append("  (no output kept)\n");
       } else {
-        output.toString().lines().forEach(line -> out.append("  | ").append(line).append('\n'));
+        Redaction.scrub(output.toString())
+            .lines()
+            .forEach(line -> out.append("  | ").append(TerminalText.line(line)).append('\n'));
       }
     }
     return Redaction.scrub(out.toString());

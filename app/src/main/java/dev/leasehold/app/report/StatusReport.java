@@ -29,6 +29,12 @@ public final class StatusReport {
   /** The header of a daemon's {@code GET /status} answer that carries its {@link #identity}. */
   public static final String IDENTITY_HEADER = "Leasehold-Status-Of";
 
+  /** A random value {@code status} sends; the daemon answers it with {@link #PROOF_HEADER}. */
+  public static final String CHALLENGE_HEADER = "Leasehold-Status-Challenge";
+
+  /** {@link #proof} of the challenge, the identity and the body. */
+  public static final String PROOF_HEADER = "Leasehold-Status-Proof";
+
   private StatusReport() {}
 
   /**
@@ -50,7 +56,9 @@ public final class StatusReport {
       if (!nodes.isEmpty()) {
         out.append(TextTable.render(NodesReport.COLUMNS, NodesReport.forTable(nodes)));
       }
-      NodesReport.summary(replicas).forEach(line -> out.append(line).append('\n'));
+      NodesReport.summary(replicas)
+          .forEach(
+              line -> out.append(dev.leasehold.core.store.TerminalText.line(line)).append('\n'));
     }
     return out.toString();
   }
@@ -68,6 +76,36 @@ public final class StatusReport {
     config.jobs().forEach(job -> text.append(job.name()).append('\n'));
     text.append(JobDigest.of(config.jobs()));
     return JobDigest.sha256(text.toString());
+  }
+
+  /**
+   * HMAC-SHA256, keyed by the file's admin token (else its read token), of the challenge, the
+   * identity and the body: only a process that read the same file's token can answer it, and the
+   * token itself never leaves the command. Empty when the file has no token.
+   */
+  public static java.util.Optional<String> proof(
+      DaemonConfig config, String challenge, String body) {
+    if (config.admin() == null) {
+      return java.util.Optional.empty();
+    }
+    String key =
+        config.admin().token() != null ? config.admin().token() : config.admin().readToken();
+    if (key == null) {
+      return java.util.Optional.empty();
+    }
+    try {
+      javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+      mac.init(
+          new javax.crypto.spec.SecretKeySpec(
+              key.getBytes(java.nio.charset.StandardCharsets.UTF_8), "HmacSHA256"));
+      byte[] sum =
+          mac.doFinal(
+              (challenge + "\n" + identity(config) + "\n" + body)
+                  .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.Optional.of(java.util.HexFormat.of().formatHex(sum));
+    } catch (java.security.GeneralSecurityException e) {
+      throw new IllegalStateException("HmacSHA256 is part of every Java runtime", e);
+    }
   }
 
   /** Reads every lease in one call ({@link LeaseStore#list()}) and joins it with the jobs. */

@@ -1,6 +1,7 @@
 package dev.leasehold.app.report;
 
 import dev.leasehold.core.store.Redaction;
+import dev.leasehold.core.store.TerminalText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +20,11 @@ public final class TextTable {
     for (Map<String, Object> row : rows) {
       lines.add(
           columns.stream()
-              .map(c -> row.get(c) == null ? "-" : Redaction.scrub(String.valueOf(row.get(c))))
+              .map(
+                  c ->
+                      row.get(c) == null
+                          ? "-"
+                          : TerminalText.line(Redaction.scrub(String.valueOf(row.get(c)))))
               .toArray(String[]::new));
     }
     int[] widths = new int[columns.size()];

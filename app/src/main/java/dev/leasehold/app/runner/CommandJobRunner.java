@@ -16,11 +16,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs a command job: the argv as given, without a shell. The process inherits the daemon's
- * environment, plus the job's {@code env:} entries, plus {@code LEASEHOLD_JOB}, {@code
- * LEASEHOLD_FIRE_TIME} (ISO-8601 UTC with milliseconds), {@code LEASEHOLD_FENCE} and {@code
- * LEASEHOLD_NODE}. Its stdout and stderr go to the log line by line, tagged with the job, and their
- * last {@value dev.leasehold.core.job.ExecutionRecord#OUTPUT_TAIL} bytes, interleaved in the order
- * they were read off the two pipes ({@link OutputTail}), to the run's history record.
+ * environment but its secrets ({@link InheritedEnvironment}), plus the job's {@code env:} entries,
+ * plus {@code LEASEHOLD_JOB}, {@code LEASEHOLD_FIRE_TIME} (ISO-8601 UTC with milliseconds), {@code
+ * LEASEHOLD_FENCE} and {@code LEASEHOLD_NODE}. Its stdout and stderr go to the log line by line,
+ * tagged with the job, and their last {@value dev.leasehold.core.job.ExecutionRecord#OUTPUT_TAIL}
+ * bytes, interleaved in the order they were written ({@link OutputTail}), to the run's history
+ * record.
  *
  * <p>The process starts in a session and process group of its own ({@code setsid}), so that a
  * Ctrl-C at the daemon's terminal reaches the daemon (which stops gracefully) and not the job. It
@@ -57,6 +58,7 @@ public final class CommandJobRunner implements JobRunner {
       builder.directory(command.workdir().toFile());
     }
     Map<String, String> env = builder.environment();
+    InheritedEnvironment.withholdSecrets(env);
     env.putAll(command.env());
     env.put("LEASEHOLD_JOB", context.job());
     env.put("LEASEHOLD_FIRE_TIME", FireTimes.format(context.firing()));

@@ -47,8 +47,12 @@ import org.slf4j.MDC;
  *   <li>The job's {@code timeout} bounds the whole exchange: connecting, every redirect, and
  *       reading the body.
  *   <li>Redirects (at most {@value #MAX_REDIRECTS}) are followed here, not by the client: to the
- *       same origin (scheme, host, port) with the job's headers; to another origin without them
- *       (they may hold credentials) and without user info; never from https to http.
+ *       same origin (scheme, host, port), or from http to https on the same host, with the job's
+ *       headers; to another origin only with {@code follow-redirects: any}, and then without the
+ *       headers (they may hold credentials) and user info, never to a loopback, link-local or
+ *       wildcard address unless the job's own host is one, and never re-sending a body (a 307 or
+ *       308 to another origin fails the run); never from https to http. A redirect not followed
+ *       fails the run, naming where it pointed.
  *   <li>At most {@value BoundedBody#MAX_KEPT} bytes of the response body are kept; the rest is not
  *       read.
  *   <li>The URL is logged and recorded with its user info and credential-like query values
@@ -264,7 +268,15 @@ public final class HttpJobRunner implements AsyncJobRunner {
             JobResult.failed(method + " " + shown + ": refused a redirect from https to http"));
         return;
       }
-      sameOrigin = sameOrigin && sameOrigin(http.url(), next);
+      boolean near = sameOrigin(http.url(), next) || upgrade(http.url(), next);
+      if (!near) {
+        String refused = refusedRedirect(response.statusCode(), next);
+        if (refused != null) {
+          result.complete(JobResult.failed(method + " " + shown + ": " + refused));
+          return;
+        }
+      }
+      sameOrigin = sameOrigin && near;
       int status = response.statusCode();
       if (status == 303 || ((status == 301 || status == 302) && method.equals("POST"))) {
         method = "GET";
@@ -399,6 +411,50 @@ public final class HttpJobRunner implements AsyncJobRunner {
             })
         .filter(u -> u.getScheme() != null && u.getHost() != null)
         .orElse(null);
+  }
+
+  /**
+   * Why a redirect to another origin is not followed, or {@code null} when it is: only with {@code
+   * follow-redirects: any}, never re-sending a body (307, 308), never towards this machine or a
+   * link-local address (cloud metadata) from a job whose own host is not one.
+   */
+  private String refusedRedirect(int status, URI next) {
+    String where = Redaction.redactUrl(next.getScheme() + "://" + next.getRawAuthority());
+    if (!http.followAnyRedirect()) {
+      return "answered "
+          + status
+          + ", a redirect to another origin ("
+          + where
+          + "), not followed; set follow-redirects: any to follow it";
+    }
+    if (status == 307 || status == 308) {
+      return "answered " + status + " to another origin (" + where + "): the body is not re-sent";
+    }
+    if (!local(http.url().getHost()) && local(next.getHost())) {
+      return "refused a redirect to a loopback or link-local address (" + where + ")";
+    }
+    return null;
+  }
+
+  /** Whether {@code host} is or resolves to a loopback, link-local or wildcard address. */
+  private static boolean local(String host) {
+    try {
+      for (java.net.InetAddress a : java.net.InetAddress.getAllByName(host)) {
+        if (a.isLoopbackAddress() || a.isLinkLocalAddress() || a.isAnyLocalAddress()) {
+          return true;
+        }
+      }
+      return false;
+    } catch (java.net.UnknownHostException e) {
+      return false; // the request itself will fail
+    }
+  }
+
+  /** From http to https on the same host (any port): as safe as staying. */
+  private static boolean upgrade(URI from, URI to) {
+    return from.getScheme().equalsIgnoreCase("http")
+        && to.getScheme().equalsIgnoreCase("https")
+        && from.getHost().equalsIgnoreCase(to.getHost());
   }
 
   static boolean sameOrigin(URI a, URI b) {

@@ -121,13 +121,21 @@ class HttpJobRunnerTest {
 
   private JobResult call(String method, String path, String body, Duration timeout)
       throws Exception {
+    return call(method, path, body, timeout, false);
+  }
+
+  private JobResult call(
+      String method, String path, String body, Duration timeout, boolean followAnyRedirect)
+      throws Exception {
     JobAction.Http action =
         new JobAction.Http(
             method,
             url(path),
             Map.of("X-Family", "li", "Authorization", "Bearer t0ken"),
             body,
-            timeout);
+            timeout,
+            JobAction.Http.DEFAULT_LEASEHOLD_HEADERS,
+            followAnyRedirect);
     return new HttpJobRunner(action, HttpJobRunner.newClient()).run(JobContexts.of("report", 9));
   }
 
@@ -328,8 +336,19 @@ class HttpJobRunnerTest {
   }
 
   @Test
-  void aRedirectToAnotherOriginCarriesNoCredentialsOrCustomHeaders() throws Exception {
+  void aRedirectToAnotherOriginIsNotFollowedUnlessTheJobSaysAny() throws Exception {
     JobResult result = call("GET", "/away", null, Duration.ofSeconds(10));
+
+    assertThat(result.outcome()).isEqualTo(Outcome.FAILED);
+    assertThat(result.detail())
+        .contains("answered 302, a redirect to another origin (http://localhost:")
+        .contains("not followed; set follow-redirects: any");
+    assertThat(atOther).isEmpty();
+  }
+
+  @Test
+  void aRedirectToAnotherOriginCarriesNoCredentialsOrCustomHeaders() throws Exception {
+    JobResult result = call("GET", "/away", null, Duration.ofSeconds(10), true);
 
     assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
     assertThat(atOther).containsEntry("x-leasehold-job", "report");

@@ -59,6 +59,9 @@ public final class Redaction {
 
   private static final Set<String> SECRETS = ConcurrentHashMap.newKeySet();
 
+  /** Each secret as registered (not its variants), for {@link #isSecret}. */
+  private static final Set<String> WHOLE = ConcurrentHashMap.newKeySet();
+
   /**
    * {@link #SECRETS} longest first, as {@link #scrub} replaces them: remade on registration only.
    */
@@ -93,6 +96,9 @@ public final class Redaction {
     }
     if (secret.length() >= MIN_WHOLE) {
       SECRETS.add(secret);
+    }
+    if (secret.length() >= MIN_PIECE) {
+      WHOLE.add(secret.strip());
     }
     add(URLEncoder.encode(secret, StandardCharsets.UTF_8));
     try {
@@ -142,6 +148,14 @@ public final class Redaction {
    */
   private static String escaped(String s) {
     return s.replace("\\", "\\\\").replace("\"", "\\\"");
+  }
+
+  /**
+   * Whether {@code value}, stripped, is a secret as registered (a token, a password, a credential
+   * header's value): a variable holding one is not passed on to a job's or notifier's process.
+   */
+  public static boolean isSecret(String value) {
+    return value != null && WHOLE.contains(value.strip());
   }
 
   /** The registered secrets in user info or a query ({@code jdbc:...//u:pw@h/db?password=pw}). */

@@ -66,7 +66,7 @@ function renderProblems(s) {
 }
 
 function renderJobs(s) {
-  byId('token-row').hidden = !s.trigger_enabled;
+  byId('token-row').hidden = !(s.trigger_enabled || tokenAsked);
   document.querySelectorAll('.trigger-col').forEach(function (c) { c.hidden = !s.trigger_enabled; });
   fill(document.querySelector('#jobs tbody'), s.jobs.map(function (j) {
     var strip = j.recent.length === 0
@@ -228,8 +228,26 @@ function showRoute() {
   openJob(name);
 }
 
+// Run output needs a token whenever the daemon has one: asked once, kept for this tab only.
+var tokenAsked = false;
+
+function withToken(headers) {
+  var t = sessionStorage.getItem('leasehold-token');
+  if (t) { headers.Authorization = 'Bearer ' + t; }
+  return headers;
+}
+
+function askForToken(r) {
+  if (r.status === 401) {
+    tokenAsked = true;
+    byId('token-row').hidden = false;
+    throw new Error('HTTP 401: enter a token above, then open the job again');
+  }
+}
+
 function getJson(path) {
-  return fetch(path, {headers: {Accept: 'application/json'}}).then(function (r) {
+  return fetch(path, {headers: withToken({Accept: 'application/json'})}).then(function (r) {
+    askForToken(r);
     if (!r.ok) {
       return r.text().then(function (t) { throw new Error('HTTP ' + r.status + ' ' + t.trim()); });
     }
@@ -246,8 +264,9 @@ function openJob(name) {
   fill(document.querySelector('#job-runs tbody'), []);
   byId('job-paging').textContent = '';
   byId('job-older').disabled = true;
-  fetch('/jobs/' + encodeURIComponent(name), {headers: {Accept: 'application/json'}})
+  fetch('/jobs/' + encodeURIComponent(name), {headers: withToken({Accept: 'application/json'})})
     .then(function (r) {
+      askForToken(r);
       if (r.status === 404) { return null; }
       if (!r.ok) { throw new Error('HTTP ' + r.status); }
       return r.json();
