@@ -75,13 +75,12 @@ final class ClaimBatch {
     }
   }
 
-  /** Event (stop): steps not yet sent are called off, their slots idle. */
-  void drop() {
+  /** Event (stop): steps not yet sent are called off; returns their slots. */
+  List<JobSlot> drop() {
     slots.owner().check();
-    for (ClaimStep step : pending) {
-      step.slot().enter(JobSlot.Phase.IDLE);
-    }
+    List<JobSlot> dropped = pending.stream().map(ClaimStep::slot).toList();
     pending.clear();
+    return dropped;
   }
 
   /** Event: the window closed; the batch, with each slot's reports, goes to workers. */

@@ -35,9 +35,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link FiringTimer}: one timer task per job's next firing; catch-up at start (G9);
  *   <li>{@link SlotOwner}: the one owner of every {@link JobSlot} (in {@link Slots}: each job's
  *       phase and queue) and of the batch; timers, workers and this class hand it events;
- *   <li>{@link ClaimLoop}: dispatch, batched claim steps ({@link ClaimBatch}, {@link ClaimStep}:
- *       {@link LeaseStore#tryClaim}, {@link LeaseStore#claimAll}), idle;
- *   <li>{@link ClaimAnswers}: one step per answer, backoff (G8);
+ *   <li>{@link SlotMachine}: a slot's life as a table, (phase, event) to (phase, effects), pure and
+ *       table-tested; {@link ClaimLoop} applies its events in the owner, {@link SlotEffects}
+ *       performs the effects;
+ *   <li>{@link ClaimBatch}, {@link ClaimStep}: batched claim steps ({@link LeaseStore#tryClaim},
+ *       {@link LeaseStore#claimAll});
  *   <li>{@link JobRun} with its {@link LeaseWatchdog}: the body under a lease (G4, G5);
  *   <li>{@link UnrunFirings}: firings nobody ran, reported once cluster-wide through a claim;
  *   <li>{@link Retries}: a failed run's retry, claimed as a firing of its own on any replica;
@@ -93,15 +95,21 @@ public final class Scheduler implements AutoCloseable {
     } else {
       ownedWorkers = null;
     }
-    this.parts = new SchedulerParts(b.node, b.store, b.clock, b.ticker, timer, workers, b.groups);
+    this.parts = new SchedulerParts(b.node, b.store, b.clock, b.ticker, timer, workers);
     this.slots = new Slots(b.jobs.values(), new SlotOwner(timer), b.ticker);
     this.history = new History(b.executionLog, b.listener, timer, workers);
     FiringRules rules = new FiringRules(b.skewAllowance);
     this.loop =
         new ClaimLoop(
-            slots, rules, parts, history, new UnrunFirings(parts, history), b.batchWindow);
+            slots,
+            rules,
+            parts,
+            history,
+            new UnrunFirings(parts, history),
+            b.groups,
+            b.batchWindow);
     this.firingTimer = new FiringTimer(slots, rules, parts, loop);
-    this.jobSet = new JobSetChange(slots, firingTimer);
+    this.jobSet = new JobSetChange(slots, firingTimer, loop);
     this.requests =
         b.requestPoll == null
             ? null

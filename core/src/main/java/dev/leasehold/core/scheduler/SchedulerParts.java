@@ -6,10 +6,4 @@ import java.util.concurrent.Executor;
 
 /** The collaborators one scheduler hands to its executions. */
 record SchedulerParts(
-    String node,
-    LeaseStore store,
-    Clock clock,
-    Ticker ticker,
-    TaskTimer timer,
-    Executor workers,
-    GroupSeats groups) {}
+    String node, LeaseStore store, Clock clock, Ticker ticker, TaskTimer timer, Executor workers) {}

@@ -1,0 +1,204 @@
+package dev.leasehold.core.scheduler;
+
+import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.job.TriggerKind;
+import dev.leasehold.core.scheduler.SlotMachine.Effect;
+import java.time.Duration;
+import java.time.Instant;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one executor of a slot's effects ({@link SlotMachine.Effect}), inside the {@link SlotOwner}:
+ * claim steps join the {@link ClaimBatch}, timers are set on the owner, and blocking work (the run,
+ * a late claim's report, a paused row) goes to the workers, whose end comes back to the owner as an
+ * event through the {@link SlotMachine.Feed}. A timer set for a phase feeds its event only if the
+ * slot is still in that phase's step when it goes off ({@link JobSlot#inStep}).
+ */
+final class SlotEffects {
+  private static final Logger log = LoggerFactory.getLogger(SlotEffects.class);
+
+  /** How often a claim refused by an earlier firing's lease is tried again. */
+  static final Duration LEASE_POLL = Duration.ofMillis(100);
+
+  private final Slots slots;
+  private final FiringRules rules;
+  private final SchedulerParts parts;
+  private final History history;
+  private final UnrunFirings unrun;
+  private final Retries retries;
+  private final ClaimBatch batch;
+  private final GroupSeats groups;
+  private final ResumeWatch resume;
+  private final SlotMachine.Feed feed;
+  private final SlotOwner owner;
+
+  SlotEffects(
+      Slots slots,
+      FiringRules rules,
+      SchedulerParts parts,
+      History history,
+      UnrunFirings unrun,
+      Retries retries,
+      ClaimBatch batch,
+      GroupSeats groups,
+      SlotMachine.Feed feed) {
+    this.slots = slots;
+    this.rules = rules;
+    this.parts = parts;
+    this.history = history;
+    this.unrun = unrun;
+    this.retries = retries;
+    this.batch = batch;
+    this.groups = groups;
+    this.feed = feed;
+    this.owner = slots.owner();
+    this.resume = new ResumeWatch(slots, rules, parts, feed);
+  }
+
+  /** Event: performs {@code effect}; {@code step} is the step of the phase just entered. */
+  void perform(JobSlot slot, long step, Effect effect) {
+    if (effect instanceof SlotMachine.Claim c) {
+      batch.add(new ClaimStep.Claim(slot, c.firing(), c.attempt()));
+    } else if (effect instanceof SlotMachine.Report) {
+      batch.add(new ClaimStep.Report(slot));
+    } else if (effect instanceof SlotMachine.Queue q) {
+      log.debug(
+          "firing job={} firing={}: queued behind its claim or run", slot.job.name(), q.firing());
+      slot.queue(q.firing());
+    } else if (effect instanceof SlotMachine.Run r) {
+      run(slot, r);
+    } else if (effect instanceof SlotMachine.ReportLate l) {
+      JobSlot.Unrun late = new JobSlot.Unrun(Outcome.MISSED, l.why());
+      JobDefinition job = slot.job;
+      onWorker(
+          () -> unrun.report(job, l.firing(), l.lease(), late),
+          slot,
+          new SlotMachine.LateReported());
+    } else if (effect instanceof SlotMachine.RecordPaused p) {
+      JobDefinition job = slot.job;
+      onWorker(() -> unrun.recordPaused(job, p.firing()), slot, new SlotMachine.PauseRecorded());
+    } else if (effect instanceof SlotMachine.GiveUp g) {
+      slot.giveUp(g.firing(), g.outcome(), g.why());
+    } else if (effect instanceof SlotMachine.PollLease p) {
+      slot.retry(owner.later(LEASE_POLL, () -> leasePoll(slot, step, p)));
+    } else if (effect instanceof SlotMachine.Backoff b) {
+      slot.retry(owner.later(FiringRules.backoff(b.attempt()), () -> backoffEnded(slot, step, b)));
+    } else if (effect instanceof SlotMachine.FollowRetry f) {
+      retries.refused(slot, f.firing());
+    } else if (effect instanceof SlotMachine.ForgetRetry f) {
+      retries.forget(slot, f.firing());
+    } else if (effect instanceof SlotMachine.Ran r) {
+      retries.ran(slot, r.row(), r.after());
+    } else if (effect instanceof SlotMachine.Next n) {
+      next(slot, n);
+    } else if (effect instanceof SlotMachine.SettleLater) {
+      Duration pause = FiringRules.reportPause(slot.job.policy().ttl());
+      slot.settleTimer(owner.later(pause, () -> settleDue(slot)));
+    } else if (effect instanceof SlotMachine.WatchResume) {
+      resume.watch(slot);
+    } else {
+      throw new IllegalStateException("no executor for " + effect);
+    }
+  }
+
+  /**
+   * The claim won in time: the firing runs here, even if a stop began meanwhile (the shutdown grace
+   * applies to it like to any run); its record is written on the worker that ends it.
+   */
+  private void run(JobSlot slot, SlotMachine.Run r) {
+    JobDefinition job = slot.job;
+    Retries.Run which = retries.runOf(slot, r.firing());
+    JobRun run =
+        new JobRun(
+            job,
+            r.lease(),
+            which.firing(),
+            which.attempt(),
+            TriggerKind.SCHEDULED,
+            r.sentNanos(),
+            parts);
+    slot.running(run);
+    groups.run(
+        run,
+        job,
+        parts,
+        row -> {
+          FiringRules.AfterRun after = FiringRules.AfterRun.FINAL;
+          try {
+            if (row != null) {
+              after = retries.plan(job, row);
+              history.record(row, after.retrying());
+            }
+          } finally {
+            SlotMachine.RunEnded ended = new SlotMachine.RunEnded(run.context(), row, after);
+            owner.execute(() -> feed.apply(slot, ended));
+          }
+        });
+  }
+
+  /**
+   * Nothing in flight for the job any more: the next queued firing still worth claiming (firings
+   * that waited behind this node's own run longer than the skew allowance, or past their grace, are
+   * given up by {@link JobSlot#nextQueued}), then the reports.
+   */
+  private void next(JobSlot slot, SlotMachine.Next n) {
+    Instant queued = null;
+    if (!slots.accepting(slot)) {
+      slot.clearQueued();
+    } else {
+      queued = slot.nextQueued(parts.clock().instant(), n.ran(), rules).orElse(null);
+    }
+    feed.apply(
+        slot,
+        new SlotMachine.Idle(queued, slot.hasUnrun(), n.afterReports(), slots.accepting(slot)));
+    slots.changed();
+  }
+
+  /** Timer event: the pause after undecided reports ended. */
+  private void settleDue(JobSlot slot) {
+    if (!slot.busy()) {
+      feed.apply(slot, new SlotMachine.SettleDue(slot.hasUnrun(), slots.accepting(slot)));
+    }
+  }
+
+  /** Timer event: a lease poll is due; the same firing is claimed again. */
+  private void leasePoll(JobSlot slot, long step, SlotMachine.PollLease p) {
+    if (slot.inStep(step)) {
+      feed.apply(slot, new SlotMachine.LeasePoll(p.firing(), p.attempt(), slots.accepting(slot)));
+    }
+  }
+
+  /** Timer event: the backoff ended; the latest due firing (coalescing) is claimed in its grace. */
+  private void backoffEnded(JobSlot slot, long step, SlotMachine.Backoff b) {
+    if (!slot.inStep(step)) {
+      return; // a newer firing took over (it called the backoff off), or a stop did
+    }
+    if (!slots.accepting(slot)) {
+      feed.apply(slot, new SlotMachine.BackoffEnded(b.firing(), b.attempt(), false, false));
+      return;
+    }
+    Instant now = parts.clock().instant();
+    JobDefinition job = slot.job;
+    Instant latest = rules.coalesce(job.schedule(), b.firing(), now).orElse(b.firing());
+    boolean missed = FiringRules.isMissed(job.policy().misfireGrace(), latest, now);
+    if (missed) {
+      log.warn("firing not run job={} firing={}: store unreachable", job.name(), latest);
+    }
+    feed.apply(slot, new SlotMachine.BackoffEnded(latest, b.attempt(), true, missed));
+  }
+
+  /** Runs blocking {@code work} on a worker, then feeds {@code then} to the owner. */
+  private void onWorker(Runnable work, JobSlot slot, SlotMachine.Event then) {
+    parts
+        .workers()
+        .execute(
+            () -> {
+              try {
+                work.run();
+              } finally {
+                owner.execute(() -> feed.apply(slot, then));
+              }
+            });
+  }
+}
