@@ -2,6 +2,7 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.time.TaskTimer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

@@ -3,6 +3,7 @@ package dev.leasehold.core.scheduler;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.time.TaskTimer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;

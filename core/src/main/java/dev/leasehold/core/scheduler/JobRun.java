@@ -10,6 +10,7 @@ import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CancellationException;

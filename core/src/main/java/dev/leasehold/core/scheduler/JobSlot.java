@@ -2,6 +2,7 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.JobContext;
 import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.time.Cancellable;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

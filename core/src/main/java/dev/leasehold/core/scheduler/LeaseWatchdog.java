@@ -2,6 +2,7 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.util.function.Consumer;
 import org.slf4j.Logger;

@@ -7,6 +7,7 @@ import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NoticeNames;
+import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -7,6 +7,8 @@ import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.time.TaskTimer;
+import dev.leasehold.core.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

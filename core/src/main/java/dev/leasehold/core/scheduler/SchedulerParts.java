@@ -1,6 +1,8 @@
 package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.time.TaskTimer;
+import dev.leasehold.core.time.Ticker;
 import java.time.Clock;
 import java.util.concurrent.Executor;
 

@@ -1,5 +1,7 @@
 package dev.leasehold.core.scheduler;
 
+import dev.leasehold.core.time.Cancellable;
+import dev.leasehold.core.time.TaskTimer;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;

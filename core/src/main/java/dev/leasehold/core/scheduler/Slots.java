@@ -1,5 +1,6 @@
 package dev.leasehold.core.scheduler;
 
+import dev.leasehold.core.time.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

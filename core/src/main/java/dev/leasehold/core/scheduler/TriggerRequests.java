@@ -6,6 +6,7 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.StopReason;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;

@@ -10,6 +10,7 @@ import dev.leasehold.core.schedule.Schedule;
 import dev.leasehold.core.testing.InMemoryExecutionLog;
 import dev.leasehold.core.testing.InMemoryLeaseStore;
 import dev.leasehold.core.testing.VirtualTime;
+import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package dev.leasehold.core.testing;
 
-import dev.leasehold.core.scheduler.Cancellable;
-import dev.leasehold.core.scheduler.TaskTimer;
-import dev.leasehold.core.scheduler.Ticker;
+import dev.leasehold.core.time.Cancellable;
+import dev.leasehold.core.time.TaskTimer;
+import dev.leasehold.core.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.leasehold.core.scheduler;
+package dev.leasehold.core.time;
 
 import java.time.Duration;
 import java.util.concurrent.ScheduledThreadPoolExecutor;

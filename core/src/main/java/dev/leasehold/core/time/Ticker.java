@@ -1,4 +1,4 @@
-package dev.leasehold.core.scheduler;
+package dev.leasehold.core.time;
 
 /**
  * A monotonic clock in nanoseconds, for measuring how long a lease has gone without renewal. Wall

@@ -1,4 +1,4 @@
-package dev.leasehold.core.scheduler;
+package dev.leasehold.core.time;
 
 /** A scheduled task that can be called off. */
 @FunctionalInterface
