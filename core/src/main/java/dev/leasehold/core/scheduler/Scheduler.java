@@ -99,8 +99,15 @@ public final class Scheduler implements AutoCloseable {
     }
     this.parts = new SchedulerParts(b.node, b.store, b.clock, b.ticker, timer, workers);
     this.slots = new Slots(b.jobs.values(), new SlotOwner(timer), b.ticker);
-    this.history = new History(b.executionLog, b.listener, timer, workers);
     FiringRules rules = new FiringRules(b.skewAllowance);
+    this.desk = new NoticeDesk(parts, slots, b.executionLog, rules, b.notices);
+    this.history =
+        new History(
+            b.executionLog,
+            b.listener,
+            slots.owner(),
+            workers,
+            b.notices == Notices.NONE ? History.Written.NONE : desk::written);
     this.loop =
         new ClaimLoop(
             slots,
@@ -116,10 +123,6 @@ public final class Scheduler implements AutoCloseable {
         b.requestPoll == null
             ? null
             : new TriggerRequests(slots, parts, b.executionLog, history, b.requestPoll);
-    this.desk = new NoticeDesk(parts, slots, history, rules, b.notices);
-    if (b.notices != Notices.NONE) {
-      history.desk(desk);
-    }
   }
 
   public static Builder builder() {
