@@ -92,6 +92,9 @@ final class Retries {
 
   /** Event: this node's run ended in {@code row}, already recorded. */
   void ran(JobSlot slot, ExecutionRecord row, FiringRules.AfterRun after) {
+    if (row.trigger() != TriggerKind.SCHEDULED) {
+      return; // a manual run is never retried and follows no firing
+    }
     Run followed = following.get(slot);
     if (followed != null && !followed.firing().isAfter(row.fireTime())) {
       following.remove(slot);

@@ -12,6 +12,7 @@ import dev.leasehold.core.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,7 +49,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link History}: the one writer of history rows;
  *   <li>{@link NoticeDesk}: each firing's notification, sent by one replica, handed over when it
  *       dies;
- *   <li>{@link ManualTrigger}: {@link #trigger}, which touches no slot;
+ *   <li>{@link ManualRun}: {@link #trigger} and the requests, through the job's slot;
  *   <li>{@link TriggerRequests}: the requests of {@code leasehold trigger}, taken once cluster-wide
  *       under the job's lease (when {@link Builder#takeTriggerRequests} is set);
  *   <li>{@link JobSetChange}: {@link #replaceJobs} (a reload), one event of the owner.
@@ -122,7 +123,7 @@ public final class Scheduler implements AutoCloseable {
     this.requests =
         b.requestPoll == null
             ? null
-            : new TriggerRequests(slots, parts, b.executionLog, history, b.requestPoll);
+            : new TriggerRequests(slots, parts, b.executionLog, loop, b.requestPoll);
   }
 
   public static Builder builder() {
@@ -192,17 +193,23 @@ public final class Scheduler implements AutoCloseable {
   }
 
   /**
-   * Runs {@code job} once now, in the calling thread, cluster-wide once: it takes the job's lease
-   * with {@link LeaseStore#acquire}, so it never overlaps a scheduled run and never moves the
-   * watermark. The execution is recorded as {@link TriggerKind#MANUAL}.
+   * Runs {@code job} once now, in the calling thread, cluster-wide once, through the job's slot as
+   * a {@link ManualRun}: it takes the job's lease with {@link LeaseStore#acquire}, so it never
+   * overlaps a scheduled run and never moves the watermark, and runs through the job's group, the
+   * history and the notifications. The execution is recorded as {@link TriggerKind#MANUAL}.
    *
-   * @return the record, or empty when the lease is held elsewhere
+   * @return the record, or empty when the lease is held elsewhere or the job has a claim or run in
+   *     flight on this node
    * @throws IllegalArgumentException for an unknown job
    * @throws LeaseStoreException when the store cannot be reached, or its answer came after the
    *     lease's validity had passed (the lease is then released and nothing runs)
    */
   public Optional<ExecutionRecord> trigger(String job) {
-    return new ManualTrigger(parts, history).run(slots.get(job).job);
+    JobSlot slot = slots.get(job);
+    ManualRun run =
+        ManualRun.onCallingThread(parts.clock().instant().truncatedTo(ChronoUnit.MILLIS));
+    slots.owner().execute(() -> loop.apply(slot, new SlotMachine.Trigger(run)));
+    return run.await();
   }
 
   /**
@@ -226,23 +233,13 @@ public final class Scheduler implements AutoCloseable {
     if (requests != null) {
       requests.stop();
     }
-    long waitStart = parts.ticker().nanoTime();
     slots.awaitIdle(grace);
-    if (requests != null) {
-      requests.awaitIdle(grace.minusNanos(parts.ticker().nanoTime() - waitStart));
-    }
     List<JobRun> stragglers =
         owner.call(() -> slots.withRetired().stream().flatMap(s -> s.running().stream()).toList());
     for (JobRun run : stragglers) {
       run.stop(StopReason.SHUTDOWN, "shutdown grace ran out");
     }
-    if (requests != null) {
-      requests.stopRunning(StopReason.SHUTDOWN, "shutdown grace ran out");
-    }
     slots.awaitIdle(Duration.ofSeconds(30));
-    if (requests != null) {
-      requests.awaitIdle(Duration.ofSeconds(30));
-    }
     history.flushAtStop();
     desk.stop(); // the runs that ended in the grace started their passes
     desk.awaitIdle(grace.isZero() ? Duration.ZERO : NOTICE_GRACE);

@@ -1,10 +1,14 @@
 package dev.leasehold.core.scheduler;
 
+import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
+import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.scheduler.SlotMachine.Effect;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +72,36 @@ final class SlotEffects {
       slot.queue(q.firing());
     } else if (effect instanceof SlotMachine.Run r) {
       run(slot, r);
+    } else if (effect instanceof SlotMachine.Acquire a) {
+      acquire(slot, a.run());
+    } else if (effect instanceof SlotMachine.Refuse r) {
+      r.run().done(null);
+    } else if (effect instanceof SlotMachine.Answer a) {
+      if (a.error() != null) {
+        a.run().failed(a.error());
+      } else {
+        a.run().done(null);
+      }
+    } else if (effect instanceof SlotMachine.ReleaseLate l) {
+      l.run()
+          .parts(parts)
+          .workers()
+          .execute(
+              () -> {
+                try {
+                  JobRun.release(parts.store(), l.lease());
+                } finally {
+                  owner.execute(
+                      () -> {
+                        feed.apply(slot, new SlotMachine.LateReported());
+                        l.run()
+                            .failed(
+                                new LeaseStoreException(
+                                    "the store's answer came after the lease's validity had"
+                                        + " passed; nothing ran"));
+                      });
+                }
+              });
     } else if (effect instanceof SlotMachine.ReportLate l) {
       JobSlot.Unrun late = new JobSlot.Unrun(Outcome.MISSED, l.why());
       JobDefinition job = slot.job;
@@ -102,28 +136,60 @@ final class SlotEffects {
     }
   }
 
+  /** The manual run takes the job's lease, on its thread; the answer comes back as an event. */
+  private void acquire(JobSlot slot, ManualRun manual) {
+    JobDefinition job = slot.job;
+    manual
+        .parts(parts)
+        .workers()
+        .execute(
+            () -> {
+              long sent = parts.ticker().nanoTime();
+              SlotMachine.Event answer;
+              try {
+                Lease lease =
+                    parts
+                        .store()
+                        .acquire(job.name(), parts.node(), job.policy().ttl())
+                        .orElse(null);
+                boolean late =
+                    lease != null
+                        && !LeaseWatchdog.answeredInTime(
+                            sent, lease.ttl(), parts.ticker().nanoTime());
+                answer = new SlotMachine.Acquired(manual, lease, sent, late, null);
+              } catch (RuntimeException e) {
+                answer = new SlotMachine.Acquired(manual, null, sent, false, e);
+              }
+              SlotMachine.Event acquired = answer;
+              owner.execute(() -> feed.apply(slot, acquired));
+            });
+  }
+
   /**
-   * The claim won in time: the firing runs here, even if a stop began meanwhile (the shutdown grace
-   * applies to it like to any run); its record is written on the worker that ends it.
+   * The lease is this node's: the firing runs here, even if a stop began meanwhile (the shutdown
+   * grace applies to it like to any run), through the job's group; its record is written on the
+   * thread that ends it, and what follows it (a retry) is planned from that record. A manual run
+   * first does its {@link ManualRun#take} under the lease, on its own thread.
    */
   private void run(JobSlot slot, SlotMachine.Run r) {
     JobDefinition job = slot.job;
-    Retries.Run which = retries.runOf(slot, r.firing());
+    ManualRun manual = r.manual();
+    Retries.Run which =
+        manual == null ? retries.runOf(slot, r.firing()) : new Retries.Run(r.firing(), 1);
+    SchedulerParts on = manual == null ? parts : manual.parts(parts);
     JobRun run =
         new JobRun(
             job,
             r.lease(),
             which.firing(),
             which.attempt(),
-            TriggerKind.SCHEDULED,
+            manual == null ? TriggerKind.SCHEDULED : TriggerKind.MANUAL,
             r.sentNanos(),
-            parts);
+            on);
     slot.running(run);
-    groups.run(
-        run,
-        job,
-        parts,
-        row -> {
+    Consumer<ExecutionRecord> done =
+        ended -> {
+          ExecutionRecord row = ended == null || manual == null ? ended : manual.row(ended);
           FiringRules.AfterRun after = FiringRules.AfterRun.FINAL;
           try {
             if (row != null) {
@@ -131,10 +197,52 @@ final class SlotEffects {
               history.record(row, after.retrying());
             }
           } finally {
-            SlotMachine.RunEnded ended = new SlotMachine.RunEnded(run.context(), row, after);
-            owner.execute(() -> feed.apply(slot, ended));
+            SlotMachine.RunEnded end = new SlotMachine.RunEnded(run.context(), row, after);
+            owner.execute(
+                () -> {
+                  feed.apply(slot, end);
+                  if (manual != null) {
+                    manual.done(row);
+                  }
+                });
           }
-        });
+        };
+    if (manual == null) {
+      groups.run(run, job, on, done);
+      return;
+    }
+    on.workers().execute(() -> runManual(manual, run, r, job, on, done));
+  }
+
+  /** On the manual run's thread: its take under the lease, a last validity check, the run. */
+  private void runManual(
+      ManualRun manual,
+      JobRun run,
+      SlotMachine.Run r,
+      JobDefinition job,
+      SchedulerParts on,
+      Consumer<ExecutionRecord> done) {
+    boolean go;
+    try {
+      go = manual.take(r.lease());
+    } catch (RuntimeException e) {
+      JobRun.release(parts.store(), r.lease());
+      manual.failed(e);
+      done.accept(null);
+      return;
+    }
+    if (!go) {
+      JobRun.release(parts.store(), r.lease());
+      done.accept(null);
+    } else if (!LeaseWatchdog.answeredInTime(
+        r.sentNanos(), r.lease().ttl(), parts.ticker().nanoTime())) {
+      done.accept(
+          run.notRun(
+              Outcome.LEASE_LOST,
+              "the lease's validity passed before the requested run could start"));
+    } else {
+      groups.run(run, job, on, done);
+    }
   }
 
   /**

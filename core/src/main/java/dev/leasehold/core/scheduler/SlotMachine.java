@@ -84,6 +84,16 @@ final class SlotMachine {
   record RunEnded(JobContext ran, ExecutionRecord row, FiringRules.AfterRun after)
       implements Event {}
 
+  /** A manual run is asked for: it takes the job's lease with {@code acquire} when idle here. */
+  record Trigger(ManualRun run) implements Event {}
+
+  /**
+   * The manual run's acquisition answered: {@code lease} null when held elsewhere or on {@code
+   * error}; {@code late} when the answer came after the lease's validity.
+   */
+  record Acquired(ManualRun run, Lease lease, long sentNanos, boolean late, RuntimeException error)
+      implements Event {}
+
   /** The scheduler stops: a step not sent, a backoff or a lease poll is called off. */
   record Stopped() implements Event {}
 
@@ -110,8 +120,23 @@ final class SlotMachine {
   /** The firing waits behind the claim or run in flight. */
   record Queue(Instant firing) implements Effect {}
 
-  /** The run starts under the won lease (on the workers, through the job's group). */
-  record Run(Instant firing, Lease lease, long sentNanos) implements Effect {}
+  /**
+   * The run starts under the won lease (on the workers, through the job's group); {@code manual} is
+   * null for a scheduled firing.
+   */
+  record Run(Instant firing, Lease lease, long sentNanos, ManualRun manual) implements Effect {}
+
+  /** The manual run takes the job's lease with {@code acquire}, on its thread. */
+  record Acquire(ManualRun run) implements Effect {}
+
+  /** The job has a claim or run in flight here: the manual run is refused (nothing ran). */
+  record Refuse(ManualRun run) implements Effect {}
+
+  /** The manual run's acquisition was refused or failed ({@code error}): nothing ran. */
+  record Answer(ManualRun run, RuntimeException error) implements Effect {}
+
+  /** The manual run's lease came too late to count on: released, and nothing ran. */
+  record ReleaseLate(ManualRun run, Lease lease) implements Effect {}
 
   /** A won firing that cannot run is released and reported missed, on a worker. */
   record ReportLate(Instant firing, Lease lease, String why) implements Effect {}
@@ -161,6 +186,11 @@ final class SlotMachine {
    * @throws IllegalStateException for a pair the table does not list
    */
   static Transition next(Phase phase, Event event) {
+    if (event instanceof Trigger m) {
+      return phase == Phase.IDLE
+          ? Transition.of(Phase.CLAIMING, new Acquire(m.run()))
+          : Transition.of(phase, new Refuse(m.run()));
+    }
     Transition t =
         switch (phase) {
           case IDLE -> idle(event);
@@ -212,7 +242,7 @@ final class SlotMachine {
     if (event instanceof Won w) {
       return w.late() != null
           ? Transition.of(Phase.CLAIMING, new ReportLate(w.firing(), w.lease(), w.late()))
-          : Transition.of(Phase.RUNNING, new Run(w.firing(), w.lease(), w.sentNanos()));
+          : Transition.of(Phase.RUNNING, new Run(w.firing(), w.lease(), w.sentNanos(), null));
     }
     if (event instanceof Held h) {
       if (!h.accepting()) {
@@ -231,6 +261,15 @@ final class SlotMachine {
         return Transition.of(Phase.IDLE, why, NEXT);
       }
       return Transition.of(Phase.WAITING_FOR_LEASE, new PollLease(h.firing(), h.attempt()));
+    }
+    if (event instanceof Acquired a) {
+      if (a.lease() == null) {
+        return Transition.of(Phase.IDLE, new Answer(a.run(), a.error()), NEXT);
+      }
+      return a.late()
+          ? Transition.of(Phase.CLAIMING, new ReleaseLate(a.run(), a.lease()))
+          : Transition.of(
+              Phase.RUNNING, new Run(a.run().firing(), a.lease(), a.sentNanos(), a.run()));
     }
     if (event instanceof AlreadyRun a) {
       return Transition.of(Phase.IDLE, new FollowRetry(a.firing()), NEXT);

@@ -52,6 +52,8 @@ class SlotMachineTest {
           null,
           null);
 
+  private static final ManualRun MANUAL = ManualRun.onCallingThread(at(30));
+
   private static Instant at(double seconds) {
     return T0.plusMillis(Math.round(seconds * 1000));
   }
@@ -91,6 +93,10 @@ class SlotMachineTest {
     EVENTS.put("idle stopping", new SlotMachine.Idle(null, true, false, false));
     EVENTS.put("settle due", new SlotMachine.SettleDue(true, true));
     EVENTS.put("settle due nothing", new SlotMachine.SettleDue(false, true));
+    EVENTS.put("trigger 30", new SlotMachine.Trigger(MANUAL));
+    EVENTS.put("acquired", new SlotMachine.Acquired(MANUAL, LEASE, 0, false, null));
+    EVENTS.put("acquired late", new SlotMachine.Acquired(MANUAL, LEASE, 0, true, null));
+    EVENTS.put("acquire refused", new SlotMachine.Acquired(MANUAL, null, 0, false, null));
   }
 
   /** phase | event | next phase | effects, in order. Every other pair is refused. */
@@ -104,6 +110,14 @@ class SlotMachineTest {
     "IDLE              | idle stopping            | IDLE              | -",
     "IDLE              | settle due               | CLAIMING          | Report",
     "IDLE              | settle due nothing       | IDLE              | -",
+    "IDLE              | trigger 30               | CLAIMING          | Acquire",
+    "CLAIMING          | trigger 30               | CLAIMING          | Refuse",
+    "CLAIMING          | acquired                 | RUNNING           | Run 30 manual",
+    "CLAIMING          | acquired late            | CLAIMING          | ReleaseLate",
+    "CLAIMING          | acquire refused          | IDLE              | Answer, Next",
+    "WAITING_FOR_LEASE | trigger 30               | WAITING_FOR_LEASE | Refuse",
+    "BACKING_OFF       | trigger 30               | BACKING_OFF       | Refuse",
+    "RUNNING           | trigger 30               | RUNNING           | Refuse",
     "CLAIMING          | due 20                   | CLAIMING          | Queue 20",
     "CLAIMING          | timer past grace 20      | CLAIMING          | GiveUp 20 MISSED",
     "CLAIMING          | won in time              | RUNNING           | Run 10",
@@ -201,7 +215,7 @@ class SlotMachineTest {
     } else if (e instanceof SlotMachine.Queue q) {
       return name + " " + seconds(q.firing());
     } else if (e instanceof SlotMachine.Run r) {
-      return name + " " + seconds(r.firing());
+      return name + " " + seconds(r.firing()) + (r.manual() == null ? "" : " manual");
     } else if (e instanceof SlotMachine.ReportLate l) {
       return name + " " + seconds(l.firing());
     } else if (e instanceof SlotMachine.RecordPaused p) {
