@@ -75,7 +75,8 @@ class ArchitectureTest {
           .domainModels(
               "dev.leasehold.core.lease..",
               "dev.leasehold.core.job..",
-              "dev.leasehold.core.schedule..")
+              "dev.leasehold.core.schedule..",
+              "dev.leasehold.core.time..")
           .domainServices("dev.leasehold.core.store..")
           .applicationServices("dev.leasehold.core.scheduler..", "dev.leasehold.core.exclusive..")
           // every store adapter by pattern: a new one is covered without being listed here;

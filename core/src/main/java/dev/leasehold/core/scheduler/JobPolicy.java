@@ -1,5 +1,6 @@
 package dev.leasehold.core.scheduler;
 
+import dev.leasehold.core.lease.hold.LeaseTiming;
 import dev.leasehold.core.schedule.Durations;
 import java.time.Duration;
 
@@ -58,9 +59,7 @@ public record JobPolicy(
       Duration ttl, Duration renewEvery, Duration timeout, Duration misfireGrace) {
     Duration effectiveTtl = ttl == null ? DEFAULT_TTL : ttl;
     Duration effectiveRenew =
-        renewEvery != null
-            ? renewEvery
-            : Duration.ofMillis(Math.max(1, effectiveTtl.toMillis() / 3));
+        renewEvery != null ? renewEvery : LeaseTiming.defaultRenewEvery(effectiveTtl);
     return new JobPolicy(
         effectiveTtl,
         effectiveRenew,

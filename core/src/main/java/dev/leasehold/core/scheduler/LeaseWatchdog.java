@@ -1,6 +1,7 @@
 package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.hold.LeaseTiming;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
@@ -63,19 +64,14 @@ final class LeaseWatchdog {
     this.validUntilNanos = validUntil(sentNanos, ttl);
   }
 
-  /** Safety margin before the presumed expiry: a tenth of the TTL. */
-  static long marginNanos(Duration ttl) {
-    return ttl.toNanos() / 10;
-  }
-
-  /** The ticker reading until which a lease granted for a request sent at {@code sent} holds. */
+  /** The rule of {@link LeaseTiming#validUntil}. */
   static long validUntil(long sentNanos, Duration ttl) {
-    return sentNanos + ttl.toNanos() - marginNanos(ttl);
+    return LeaseTiming.validUntil(sentNanos, ttl);
   }
 
-  /** Whether an answer read at {@code nowNanos} to a request sent at {@code sentNanos} counts. */
+  /** The rule of {@link LeaseTiming#answeredInTime}. */
   static boolean answeredInTime(long sentNanos, Duration ttl, long nowNanos) {
-    return nowNanos - validUntil(sentNanos, ttl) < 0;
+    return LeaseTiming.answeredInTime(sentNanos, ttl, nowNanos);
   }
 
   /** How many milliseconds the lease is presumed valid from now; 0 once it is lost or ran out. */
