@@ -2,6 +2,7 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.hold.LeaseTiming;
 import dev.leasehold.core.scheduler.SlotMachine.Transition;
 import java.time.Duration;
 import java.time.Instant;
@@ -133,7 +134,7 @@ final class ClaimLoop implements ClaimBatch.Answers, SlotMachine.Feed {
    * would run the firing later than the grace allows, and hold the lease against a newer firing).
    */
   private String late(ClaimStep.Claim c, ClaimResult answer, long sent, long received) {
-    if (!LeaseWatchdog.answeredInTime(sent, answer.lease().ttl(), received)) {
+    if (!LeaseTiming.answeredInTime(sent, answer.lease().ttl(), received)) {
       return "the claim's answer came after the lease's validity had passed";
     }
     JobDefinition job = c.slot().job;

@@ -9,6 +9,9 @@ import dev.leasehold.core.job.StopReason;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.hold.LeaseHold;
+import dev.leasehold.core.lease.hold.LeaseHolds;
+import dev.leasehold.core.lease.hold.LeaseTiming;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
@@ -22,9 +25,10 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 
 /**
- * One run of a job under a lease it holds: the body on the calling thread, its {@link
- * LeaseWatchdog}, the timeout, the release and the history record (returned, written by the
- * caller). Stopping means {@link JobContext#requestStop} plus an interrupt of the body's thread.
+ * One run of a job under a lease it holds: the body on the calling thread, the lease's {@link
+ * LeaseHold} (renewals and the local deadline, G4 and G5), the timeout, the release and the history
+ * record (returned, written by the caller). Stopping means {@link JobContext#requestStop} plus an
+ * interrupt of the body's thread.
  */
 final class JobRun {
   private static final Logger log = LoggerFactory.getLogger(JobRun.class);
@@ -33,13 +37,14 @@ final class JobRun {
   private final Lease lease;
   private final JobContext context;
   private final SchedulerParts parts;
-  private final LeaseWatchdog watchdog;
+  private final long sentNanos;
 
   private final Object lock = new Object();
+  private LeaseHold hold;
   private Thread thread;
   private boolean finished;
   private boolean holding;
-  private volatile boolean slotLost;
+  private boolean slotLost;
   private Cancellable timeoutTask;
   private CompletableFuture<JobResult> body;
 
@@ -67,15 +72,21 @@ final class JobRun {
             attempt,
             trigger,
             timeout == null ? null : parts.clock().instant().plus(timeout));
-    this.watchdog =
-        new LeaseWatchdog(
-            lease,
-            job.policy().renewEvery(),
-            sentNanos,
-            parts,
-            why -> stop(StopReason.LEASE_LOST, why),
-            context::leaseRenewed);
-    context.leaseValidity(watchdog::millisLeft);
+    this.sentNanos = sentNanos;
+    context.leaseValidity(this::millisLeft);
+  }
+
+  /** How long the lease is presumed valid from now; 0 once lost. */
+  private long millisLeft() {
+    LeaseHold held;
+    synchronized (lock) {
+      held = hold;
+    }
+    if (held != null) {
+      return held.millisLeft();
+    }
+    long left = LeaseTiming.validUntil(sentNanos, lease.ttl()) - parts.ticker().nanoTime();
+    return context.leaseLost() ? 0 : Math.max(0, left / 1_000_000);
   }
 
   JobContext context() {
@@ -93,7 +104,31 @@ final class JobRun {
       }
       holding = true;
     }
-    watchdog.start();
+    LeaseHolds.Taken taken =
+        parts
+            .holds()
+            .hold(
+                lease,
+                sentNanos,
+                job.policy().renewEvery(),
+                new LeaseHold.Listener() {
+                  @Override
+                  public void lost(LeaseHold h, LeaseHold.Loss loss) {
+                    stop(StopReason.LEASE_LOST, loss.detail());
+                  }
+
+                  @Override
+                  public void renewed(LeaseHold h) {
+                    context.leaseRenewed();
+                  }
+                });
+    if (taken.held()) {
+      synchronized (lock) {
+        hold = taken.hold();
+      }
+    } else {
+      stop(StopReason.LEASE_LOST, "the lease's validity had passed before it could be held");
+    }
   }
 
   /**
@@ -104,25 +139,25 @@ final class JobRun {
    * @param seatSentNanos the ticker's reading just before the slot's acquisition was sent
    */
   ExecutionRecord run(Lease seat, long seatSentNanos) {
-    LeaseWatchdog seatWatchdog =
-        new LeaseWatchdog(
-            seat,
-            job.policy().renewEvery(),
-            seatSentNanos,
-            parts,
-            why -> {
-              slotLost = true;
-              stop(StopReason.LEASE_LOST, "slot " + seat.name() + " of its group: " + why);
-            },
-            () -> {});
-    seatWatchdog.start();
+    LeaseHolds.Taken taken =
+        parts
+            .holds()
+            .hold(
+                seat,
+                seatSentNanos,
+                job.policy().renewEvery(),
+                (h, loss) -> {
+                  synchronized (lock) {
+                    slotLost = true;
+                  }
+                  stop(
+                      StopReason.LEASE_LOST,
+                      "slot " + seat.name() + " of its group: " + loss.detail());
+                });
     try {
       return run();
     } finally {
-      seatWatchdog.stop();
-      if (seatWatchdog.millisLeft() > 0) {
-        release(parts.store(), seat);
-      }
+      taken.holdIfHeld().ifPresent(LeaseHold::release); // nothing after a loss
     }
   }
 
@@ -134,7 +169,6 @@ final class JobRun {
     synchronized (lock) {
       finished = true;
     }
-    watchdog.stop();
     Outcome recorded = context.stopReason().map(JobRun::outcomeOf).orElse(outcome);
     if (!context.leaseLost()) {
       release();
@@ -268,7 +302,6 @@ final class JobRun {
         Thread.interrupted(); // a stop that raced with the end of the body must not leak
       }
     }
-    watchdog.stop();
   }
 
   /** Releases the lease (unless lost), logs the execution line and returns the history record. */
@@ -279,8 +312,12 @@ final class JobRun {
       String why = "stopped: " + context.stopReason().get().name().toLowerCase().replace('_', ' ');
       detail = detail == null ? why : why + "; " + detail;
     }
-    if (!context.leaseLost() || slotLost && watchdog.millisLeft() > 0) {
-      release(); // a lost group slot leaves the job's own lease to free
+    boolean lostSlot;
+    synchronized (lock) {
+      lostSlot = slotLost;
+    }
+    if (!context.leaseLost() || lostSlot) {
+      release(); // a lost group slot leaves the job's own lease to free (the hold knows if lost)
     }
     long millis = Duration.ofNanos(parts.ticker().nanoTime() - startNanos).toMillis();
     ExecutionRecord record =
@@ -367,8 +404,17 @@ final class JobRun {
     }
   }
 
+  /** Frees the lease: through its hold (which does nothing once the lease was lost), if held. */
   private void release() {
-    release(parts.store(), lease);
+    LeaseHold held;
+    synchronized (lock) {
+      held = hold;
+    }
+    if (held != null) {
+      held.release();
+    } else {
+      release(parts.store(), lease);
+    }
   }
 
   /** Frees {@code lease}; a refusal or a store error only logs, the lease then ends by its TTL. */

@@ -69,15 +69,12 @@ final class ManualRun {
     return firing;
   }
 
-  /** The scheduler's parts with this run's {@link #executor} as the workers. */
+  /**
+   * The scheduler's parts with this run's {@link #executor} as the workers (its lease is still
+   * renewed on the scheduler's).
+   */
   SchedulerParts parts(SchedulerParts scheduler) {
-    return new SchedulerParts(
-        scheduler.node(),
-        scheduler.store(),
-        scheduler.clock(),
-        scheduler.ticker(),
-        scheduler.timer(),
-        executor);
+    return scheduler.on(executor);
   }
 
   boolean take(Lease lease) {

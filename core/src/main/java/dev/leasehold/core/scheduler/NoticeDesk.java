@@ -4,10 +4,10 @@ import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.lease.ClaimResult;
-import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NoticeNames;
+import dev.leasehold.core.lease.hold.LeaseHold;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
@@ -248,20 +248,26 @@ final class NoticeDesk {
     if (pending(job, mark(store, name), minAge, LOOK_ROWS).isEmpty()) {
       return;
     }
-    long sent = parts.ticker().nanoTime();
-    Optional<Lease> desk = store.acquire(NoticeNames.desk(name), parts.node(), job.policy().ttl());
+    // the desk is held as a run's lease is: renewed, and lost on a refusal or at its deadline
+    Optional<LeaseHold> desk =
+        parts
+            .holds()
+            .acquire(
+                NoticeNames.desk(name),
+                parts.node(),
+                job.policy().ttl(),
+                job.policy().renewEvery(),
+                LeaseHold.Listener.NONE)
+            .holdIfHeld();
     if (desk.isEmpty()) {
       log.debug("notifications of job={}: another replica is sending", name);
       return;
     }
-    // the desk is held as a run's lease is: renewed, and lost on a refusal or at its deadline
-    LeaseWatchdog holding =
-        new LeaseWatchdog(desk.get(), job.policy().renewEvery(), sent, parts, why -> {}, () -> {});
+    LeaseHold holding = desk.get();
     try {
-      holding.start();
       // read again under the desk: a pass that ended meanwhile moved the mark
       for (ExecutionRecord row : pending(job, mark(store, name), Duration.ZERO, ROWS)) {
-        if (holding.millisLeft() == 0) {
+        if (holding.lost()) {
           log.warn(
               "notifications of job={}: the desk lease was lost; another replica goes on", name);
           return;
@@ -289,10 +295,7 @@ final class NoticeDesk {
         }
       }
     } finally {
-      holding.stop();
-      if (holding.millisLeft() > 0) {
-        JobRun.release(store, desk.get());
-      }
+      holding.release(); // nothing after a loss
     }
   }
 

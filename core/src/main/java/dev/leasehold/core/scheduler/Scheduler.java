@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *       performs the effects;
  *   <li>{@link ClaimBatch}, {@link ClaimStep}: batched claim steps ({@link LeaseStore#tryClaim},
  *       {@link LeaseStore#claimAll});
- *   <li>{@link JobRun} with its {@link LeaseWatchdog}: the body under a lease (G4, G5);
+ *   <li>{@link JobRun}: the body under a lease held as a {@code LeaseHold} (G4, G5);
  *   <li>{@link UnrunFirings}: firings nobody ran, reported once cluster-wide through a claim;
  *   <li>{@link Retries}: a failed run's retry, claimed as a firing of its own on any replica;
  *   <li>{@link History}: the one writer of history rows;

@@ -5,6 +5,7 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.hold.LeaseTiming;
 import dev.leasehold.core.scheduler.SlotMachine.Effect;
 import java.time.Duration;
 import java.time.Instant;
@@ -154,7 +155,7 @@ final class SlotEffects {
                         .orElse(null);
                 boolean late =
                     lease != null
-                        && !LeaseWatchdog.answeredInTime(
+                        && !LeaseTiming.answeredInTime(
                             sent, lease.ttl(), parts.ticker().nanoTime());
                 answer = new SlotMachine.Acquired(manual, lease, sent, late, null);
               } catch (RuntimeException e) {
@@ -234,7 +235,7 @@ final class SlotEffects {
     if (!go) {
       JobRun.release(parts.store(), r.lease());
       done.accept(null);
-    } else if (!LeaseWatchdog.answeredInTime(
+    } else if (!LeaseTiming.answeredInTime(
         r.sentNanos(), r.lease().ttl(), parts.ticker().nanoTime())) {
       done.accept(
           run.notRun(
