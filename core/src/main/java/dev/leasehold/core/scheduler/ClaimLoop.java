@@ -54,7 +54,7 @@ final class ClaimLoop implements ClaimBatch.Answers, SlotMachine.Feed {
     JobSlot.Phase from = slot.phase();
     Transition t = SlotMachine.next(from, event);
     long step = t.to() == from ? -1 : slot.enter(t.to());
-    for (SlotMachine.Effect effect : t.effects()) {
+    for (SlotEffect effect : t.effects()) {
       effects.perform(slot, step, effect);
     }
   }

@@ -130,7 +130,7 @@ final class GroupSeats {
           finish(() -> run.run(seat.get(), sent), done);
           return;
         }
-        JobRun.release(parts.store(), seat.get()); // came too late to count on
+        parts.release(seat.get()); // came too late to count on
       }
     } catch (RuntimeException e) {
       error = e.toString();

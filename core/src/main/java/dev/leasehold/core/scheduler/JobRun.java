@@ -8,11 +8,9 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.StopReason;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
-import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.hold.LeaseHold;
 import dev.leasehold.core.lease.hold.LeaseHolds;
 import dev.leasehold.core.lease.hold.LeaseTiming;
-import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,7 +20,6 @@ import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 /**
  * One run of a job under a lease it holds: the body on the calling thread, the lease's {@link
@@ -30,7 +27,7 @@ import org.slf4j.event.Level;
  * record (returned, written by the caller). Stopping means {@link JobContext#requestStop} plus an
  * interrupt of the body's thread.
  */
-final class JobRun {
+final class JobRun implements LeaseHold.Listener {
   private static final Logger log = LoggerFactory.getLogger(JobRun.class);
 
   private final JobDefinition job;
@@ -104,24 +101,7 @@ final class JobRun {
       }
       holding = true;
     }
-    LeaseHolds.Taken taken =
-        parts
-            .holds()
-            .hold(
-                lease,
-                sentNanos,
-                job.policy().renewEvery(),
-                new LeaseHold.Listener() {
-                  @Override
-                  public void lost(LeaseHold h, LeaseHold.Loss loss) {
-                    stop(StopReason.LEASE_LOST, loss.detail());
-                  }
-
-                  @Override
-                  public void renewed(LeaseHold h) {
-                    context.leaseRenewed();
-                  }
-                });
+    LeaseHolds.Taken taken = parts.holds().hold(lease, sentNanos, job.policy().renewEvery(), this);
     if (taken.held()) {
       synchronized (lock) {
         hold = taken.hold();
@@ -169,31 +149,10 @@ final class JobRun {
     synchronized (lock) {
       finished = true;
     }
-    Outcome recorded = context.stopReason().map(JobRun::outcomeOf).orElse(outcome);
     if (!context.leaseLost()) {
       release();
     }
-    Instant now = parts.clock().instant();
-    log.warn(
-        "execution job={} firing={} node={} fence={} outcome={} detail={}",
-        job.name(),
-        context.firing(),
-        context.node(),
-        lease.fence(),
-        recorded.label(),
-        quoted(detail));
-    return new ExecutionRecord(
-        job.name(),
-        context.firing(),
-        context.node(),
-        lease.fence(),
-        context.trigger(),
-        now,
-        now,
-        recorded,
-        null,
-        detail,
-        null);
+    return RunRecords.notRun(context, lease.fence(), parts.clock().instant(), outcome, detail);
   }
 
   /** Runs the body on the calling thread, releases the lease and returns the history record. */
@@ -306,12 +265,6 @@ final class JobRun {
 
   /** Releases the lease (unless lost), logs the execution line and returns the history record. */
   private ExecutionRecord record(Instant startedAt, long startNanos, JobResult result) {
-    Outcome outcome = context.stopReason().map(JobRun::outcomeOf).orElse(result.outcome());
-    String detail = result.detail();
-    if (context.stopReason().isPresent()) {
-      String why = "stopped: " + context.stopReason().get().name().toLowerCase().replace('_', ' ');
-      detail = detail == null ? why : why + "; " + detail;
-    }
     boolean lostSlot;
     synchronized (lock) {
       lostSlot = slotLost;
@@ -320,61 +273,24 @@ final class JobRun {
       release(); // a lost group slot leaves the job's own lease to free (the hold knows if lost)
     }
     long millis = Duration.ofNanos(parts.ticker().nanoTime() - startNanos).toMillis();
-    ExecutionRecord record =
-        new ExecutionRecord(
-            job.name(),
-            context.firing(),
-            context.node(),
-            lease.fence(),
-            context.trigger(),
-            startedAt,
-            parts.clock().instant(),
-            outcome,
-            result.exitCode(),
-            detail,
-            result.output(),
-            context.attempt());
-    // failures at WARN; the fields again as key-value pairs for JSON logs
-    log.atLevel(outcome == Outcome.SUCCEEDED ? Level.INFO : Level.WARN)
-        .addKeyValue("job", job.name())
-        .addKeyValue("firing", context.firing().toString())
-        .addKeyValue("node", context.node())
-        .addKeyValue("fence", lease.fence())
-        .addKeyValue("trigger", context.trigger().label())
-        .addKeyValue("outcome", outcome.label())
-        .addKeyValue("attempt", context.attempt())
-        .addKeyValue("duration_ms", millis)
-        .log(
-            "execution job={} firing={} node={} fence={} trigger={} outcome={} duration={}{}{}",
-            job.name(),
-            context.firing(),
-            context.node(),
-            lease.fence(),
-            context.trigger().label(),
-            outcome.label(),
-            Durations.human(Duration.ofMillis(millis)),
-            context.attempt() == 1 ? "" : " attempt=" + context.attempt(),
-            detail == null ? "" : " detail=" + quoted(detail));
-    return record;
+    return RunRecords.ran(
+        context, lease.fence(), startedAt, parts.clock().instant(), millis, result);
   }
 
-  /** A detail as one quoted token: quotes and backslashes escaped, line breaks as \\n. */
+  /** A detail as one quoted token ({@link RunRecords#quoted}). */
   static String quoted(String detail) {
-    return "\""
-        + detail
-            .replace("\\", "\\\\")
-            .replace("\"", "\\\"")
-            .replace("\r", "\\r")
-            .replace("\n", "\\n")
-        + "\"";
+    return RunRecords.quoted(detail);
   }
 
-  private static Outcome outcomeOf(StopReason reason) {
-    return switch (reason) {
-      case LEASE_LOST -> Outcome.LEASE_LOST;
-      case TIMED_OUT -> Outcome.TIMED_OUT;
-      case SHUTDOWN -> Outcome.FAILED;
-    };
+  /** The hold of the run's lease: a loss stops the body (G4). */
+  @Override
+  public void lost(LeaseHold hold, LeaseHold.Loss loss) {
+    stop(StopReason.LEASE_LOST, loss.detail());
+  }
+
+  @Override
+  public void renewed(LeaseHold hold) {
+    context.leaseRenewed();
   }
 
   /** Asks the body to stop; the first reason wins. Safe from any thread. */
@@ -413,23 +329,7 @@ final class JobRun {
     if (held != null) {
       held.release();
     } else {
-      release(parts.store(), lease);
-    }
-  }
-
-  /** Frees {@code lease}; a refusal or a store error only logs, the lease then ends by its TTL. */
-  static void release(LeaseStore store, Lease lease) {
-    try {
-      if (!store.release(lease)) {
-        log.warn(
-            "release refused job={} fence={}: the lease had expired", lease.name(), lease.fence());
-      }
-    } catch (RuntimeException e) {
-      log.warn(
-          "release failed job={} fence={}: {}; the lease ends by its TTL",
-          lease.name(),
-          lease.fence(),
-          e.toString());
+      parts.release(lease);
     }
   }
 }

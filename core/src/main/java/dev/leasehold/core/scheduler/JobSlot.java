@@ -62,10 +62,10 @@ final class JobSlot {
   static final int MAX_QUEUED = 64;
 
   /** The job as last configured; a reload may replace it ({@link #replace}), the name stays. */
-  volatile JobDefinition job;
+  JobDefinition job;
 
   private final SlotOwner owner;
-  private volatile boolean retired;
+  private boolean retired;
   private Phase phase = Phase.IDLE;
 
   /** Whether this node recorded a paused firing of the job and polls for its resume. */
@@ -105,8 +105,9 @@ final class JobSlot {
     clearQueued();
   }
 
-  /** Whether a reload removed the job. Any thread. */
+  /** Whether a reload removed the job. */
   boolean retired() {
+    owner.check();
     return retired;
   }
 

@@ -2,7 +2,6 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
-import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
@@ -12,11 +11,8 @@ import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -55,10 +51,10 @@ import org.slf4j.LoggerFactory;
  * after delivering and before its mark claim: at least once, with the event's {@code id} the same
  * in both deliveries. A sender that died before delivering is replaced: no loss.
  *
- * <p>What is not sent: rows that finished more than {@link #WINDOW} ago (a cluster that starts does
- * not replay old history), rows no longer among the job's newest {@link #ROWS}, and a row that
- * reaches the store only after a later firing of its job was marked (its writer could not reach the
- * store for a while). The two records per job are forgotten with the job's own ({@code
+ * <p>What is not sent: rows that finished more than {@link NoticeRows#WINDOW} ago (a cluster that
+ * starts does not replay old history), rows no longer among the job's newest {@link #ROWS}, and a
+ * row that reaches the store only after a later firing of its job was marked (its writer could not
+ * reach the store for a while). The two records per job are forgotten with the job's own ({@code
  * RemovedLeases}).
  *
  * <p>Store calls and deliveries run on the workers, never in the {@link SlotOwner}: a notifier that
@@ -69,9 +65,6 @@ final class NoticeDesk {
 
   /** How often every replica looks for rows nobody sent; also how old such a row must be. */
   static final Duration POLL = Duration.ofSeconds(5);
-
-  /** Rows that finished longer ago are never sent. */
-  static final Duration WINDOW = Duration.ofMinutes(15);
 
   /** Rows of a job read per pass: its pending last rows are among its newest. */
   static final int ROWS = 50;
@@ -85,8 +78,7 @@ final class NoticeDesk {
   private final SchedulerParts parts;
   private final Slots slots;
   private final SlotOwner owner;
-  private final ExecutionLog executionLog;
-  private final FiringRules rules;
+  private final NoticeRows rows;
   private final Notices notices;
 
   // the owner's: the jobs with a pass under way, those asked for another, and the poll
@@ -105,8 +97,7 @@ final class NoticeDesk {
     this.parts = parts;
     this.slots = slots;
     this.owner = slots.owner();
-    this.executionLog = executionLog;
-    this.rules = rules;
+    this.rows = new NoticeRows(executionLog, rules, parts.clock());
     this.notices = notices;
   }
 
@@ -152,7 +143,7 @@ final class NoticeDesk {
 
   /** Any thread: this replica wrote {@code row}; a pass starts at once when it is a last row. */
   void written(ExecutionRecord row, boolean retrying) {
-    if (retrying || !notices.notifies(row.job()) || !notifiable(row.outcome())) {
+    if (retrying || !notices.notifies(row.job()) || !NoticeRows.notifiable(row.outcome())) {
       return;
     }
     owner.execute(
@@ -245,7 +236,7 @@ final class NoticeDesk {
   private void work(JobDefinition job, Duration minAge) {
     LeaseStore store = parts.store();
     String name = job.name();
-    if (pending(job, mark(store, name), minAge, LOOK_ROWS).isEmpty()) {
+    if (rows.pending(job, mark(store, name), minAge, LOOK_ROWS).isEmpty()) {
       return;
     }
     // the desk is held as a run's lease is: renewed, and lost on a refusal or at its deadline
@@ -266,7 +257,7 @@ final class NoticeDesk {
     LeaseHold holding = desk.get();
     try {
       // read again under the desk: a pass that ended meanwhile moved the mark
-      for (ExecutionRecord row : pending(job, mark(store, name), Duration.ZERO, ROWS)) {
+      for (ExecutionRecord row : rows.pending(job, mark(store, name), Duration.ZERO, ROWS)) {
         if (holding.lost()) {
           log.warn(
               "notifications of job={}: the desk lease was lost; another replica goes on", name);
@@ -307,7 +298,7 @@ final class NoticeDesk {
   private void markSent(LeaseStore store, String job, Instant firing) {
     ClaimResult answer = store.tryClaim(NoticeNames.mark(job), firing, parts.node(), MARK_TTL);
     if (answer.kind() == ClaimResult.Kind.WON) {
-      JobRun.release(store, answer.lease());
+      parts.release(answer.lease());
     } else if (answer.kind() == ClaimResult.Kind.HELD) {
       log.warn(
           "notification of job={} firing={} sent but not marked: the mark was held; it may be"
@@ -316,46 +307,5 @@ final class NoticeDesk {
           firing);
     }
     // ALREADY_RUN: a pass that lost the desk while sending marked it (or a later firing) first
-  }
-
-  /**
-   * The job's last rows past {@code mark} among its newest {@code rows}, finished within {@link
-   * #WINDOW} and at least {@code minAge} ago, one per firing (its highest attempt), oldest firing
-   * first.
-   */
-  private List<ExecutionRecord> pending(
-      JobDefinition job, Instant mark, Duration minAge, int rows) {
-    Instant now = parts.clock().instant();
-    Instant oldest = now.minus(WINDOW);
-    Map<Instant, ExecutionRecord> byFiring = new HashMap<>();
-    for (ExecutionRecord r : executionLog.recent(job.name(), rows)) {
-      if (mark != null && !r.fireTime().isAfter(mark)) {
-        continue;
-      }
-      byFiring.merge(r.fireTime(), r, (a, b) -> a.attempt() >= b.attempt() ? a : b);
-    }
-    List<ExecutionRecord> pending = new ArrayList<>();
-    for (ExecutionRecord r : byFiring.values()) {
-      if (notifiable(r.outcome())
-          && r.finishedAt().isAfter(oldest)
-          && !r.finishedAt().plus(minAge).isAfter(now)
-          && !rules.afterRun(job.policy().retry(), job.schedule(), r).retrying()) {
-        pending.add(r);
-      }
-    }
-    pending.sort(Comparator.comparing(ExecutionRecord::fireTime));
-    return pending;
-  }
-
-  /**
-   * Rows that can make an event: not skipped, paused or reset firings, nor the trigger queue's
-   * request rows.
-   */
-  static boolean notifiable(Outcome outcome) {
-    return outcome != Outcome.SKIPPED
-        && outcome != Outcome.PAUSED
-        && outcome != Outcome.RESET
-        && outcome != Outcome.REQUESTED
-        && outcome != Outcome.TAKEN;
   }
 }

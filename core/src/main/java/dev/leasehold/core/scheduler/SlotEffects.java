@@ -6,7 +6,6 @@ import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.hold.LeaseTiming;
-import dev.leasehold.core.scheduler.SlotMachine.Effect;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Consumer;
@@ -14,9 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one executor of a slot's effects ({@link SlotMachine.Effect}), inside the {@link SlotOwner}:
- * claim steps join the {@link ClaimBatch}, timers are set on the owner, and blocking work (the run,
- * a late claim's report, a paused row) goes to the workers, whose end comes back to the owner as an
+ * The one executor of a slot's effects ({@link SlotEffect}), inside the {@link SlotOwner}: claim
+ * steps join the {@link ClaimBatch}, timers are set on the owner, and blocking work (the run, a
+ * late claim's report, a paused row) goes to the workers, whose end comes back to the owner as an
  * event through the {@link SlotMachine.Feed}. A timer set for a phase feeds its event only if the
  * slot is still in that phase's step when it goes off ({@link JobSlot#inStep}).
  */
@@ -62,35 +61,35 @@ final class SlotEffects {
   }
 
   /** Event: performs {@code effect}; {@code step} is the step of the phase just entered. */
-  void perform(JobSlot slot, long step, Effect effect) {
-    if (effect instanceof SlotMachine.Claim c) {
-      batch.add(new ClaimStep.Claim(slot, c.firing(), c.attempt()));
-    } else if (effect instanceof SlotMachine.Report) {
-      batch.add(new ClaimStep.Report(slot));
-    } else if (effect instanceof SlotMachine.Queue q) {
+  void perform(JobSlot slot, long step, SlotEffect effect) {
+    if (effect instanceof SlotEffect.Claim c) {
+      batch.add(new ClaimStep.Claim(slot, slot.job, c.firing(), c.attempt()));
+    } else if (effect instanceof SlotEffect.Report) {
+      batch.add(new ClaimStep.Report(slot, slot.job));
+    } else if (effect instanceof SlotEffect.Queue q) {
       log.debug(
           "firing job={} firing={}: queued behind its claim or run", slot.job.name(), q.firing());
       slot.queue(q.firing());
-    } else if (effect instanceof SlotMachine.Run r) {
+    } else if (effect instanceof SlotEffect.Run r) {
       run(slot, r);
-    } else if (effect instanceof SlotMachine.Acquire a) {
+    } else if (effect instanceof SlotEffect.Acquire a) {
       acquire(slot, a.run());
-    } else if (effect instanceof SlotMachine.Refuse r) {
+    } else if (effect instanceof SlotEffect.Refuse r) {
       r.run().done(null);
-    } else if (effect instanceof SlotMachine.Answer a) {
+    } else if (effect instanceof SlotEffect.Answer a) {
       if (a.error() != null) {
         a.run().failed(a.error());
       } else {
         a.run().done(null);
       }
-    } else if (effect instanceof SlotMachine.ReleaseLate l) {
+    } else if (effect instanceof SlotEffect.ReleaseLate l) {
       l.run()
           .parts(parts)
           .workers()
           .execute(
               () -> {
                 try {
-                  JobRun.release(parts.store(), l.lease());
+                  parts.release(l.lease());
                 } finally {
                   owner.execute(
                       () -> {
@@ -103,34 +102,34 @@ final class SlotEffects {
                       });
                 }
               });
-    } else if (effect instanceof SlotMachine.ReportLate l) {
+    } else if (effect instanceof SlotEffect.ReportLate l) {
       JobSlot.Unrun late = new JobSlot.Unrun(Outcome.MISSED, l.why());
       JobDefinition job = slot.job;
       onWorker(
           () -> unrun.report(job, l.firing(), l.lease(), late),
           slot,
           new SlotMachine.LateReported());
-    } else if (effect instanceof SlotMachine.RecordPaused p) {
+    } else if (effect instanceof SlotEffect.RecordPaused p) {
       JobDefinition job = slot.job;
       onWorker(() -> unrun.recordPaused(job, p.firing()), slot, new SlotMachine.PauseRecorded());
-    } else if (effect instanceof SlotMachine.GiveUp g) {
+    } else if (effect instanceof SlotEffect.GiveUp g) {
       slot.giveUp(g.firing(), g.outcome(), g.why());
-    } else if (effect instanceof SlotMachine.PollLease p) {
+    } else if (effect instanceof SlotEffect.PollLease p) {
       slot.retry(owner.later(LEASE_POLL, () -> leasePoll(slot, step, p)));
-    } else if (effect instanceof SlotMachine.Backoff b) {
+    } else if (effect instanceof SlotEffect.Backoff b) {
       slot.retry(owner.later(FiringRules.backoff(b.attempt()), () -> backoffEnded(slot, step, b)));
-    } else if (effect instanceof SlotMachine.FollowRetry f) {
+    } else if (effect instanceof SlotEffect.FollowRetry f) {
       retries.refused(slot, f.firing());
-    } else if (effect instanceof SlotMachine.ForgetRetry f) {
+    } else if (effect instanceof SlotEffect.ForgetRetry f) {
       retries.forget(slot, f.firing());
-    } else if (effect instanceof SlotMachine.Ran r) {
+    } else if (effect instanceof SlotEffect.Ran r) {
       retries.ran(slot, r.row(), r.after());
-    } else if (effect instanceof SlotMachine.Next n) {
+    } else if (effect instanceof SlotEffect.Next n) {
       next(slot, n);
-    } else if (effect instanceof SlotMachine.SettleLater) {
+    } else if (effect instanceof SlotEffect.SettleLater) {
       Duration pause = FiringRules.reportPause(slot.job.policy().ttl());
       slot.settleTimer(owner.later(pause, () -> settleDue(slot)));
-    } else if (effect instanceof SlotMachine.WatchResume) {
+    } else if (effect instanceof SlotEffect.WatchResume) {
       resume.watch(slot);
     } else {
       throw new IllegalStateException("no executor for " + effect);
@@ -172,7 +171,7 @@ final class SlotEffects {
    * thread that ends it, and what follows it (a retry) is planned from that record. A manual run
    * first does its {@link ManualRun#take} under the lease, on its own thread.
    */
-  private void run(JobSlot slot, SlotMachine.Run r) {
+  private void run(JobSlot slot, SlotEffect.Run r) {
     JobDefinition job = slot.job;
     ManualRun manual = r.manual();
     Retries.Run which =
@@ -219,7 +218,7 @@ final class SlotEffects {
   private void runManual(
       ManualRun manual,
       JobRun run,
-      SlotMachine.Run r,
+      SlotEffect.Run r,
       JobDefinition job,
       SchedulerParts on,
       Consumer<ExecutionRecord> done) {
@@ -227,13 +226,13 @@ final class SlotEffects {
     try {
       go = manual.take(r.lease());
     } catch (RuntimeException e) {
-      JobRun.release(parts.store(), r.lease());
+      parts.release(r.lease());
       manual.failed(e);
       done.accept(null);
       return;
     }
     if (!go) {
-      JobRun.release(parts.store(), r.lease());
+      parts.release(r.lease());
       done.accept(null);
     } else if (!LeaseTiming.answeredInTime(
         r.sentNanos(), r.lease().ttl(), parts.ticker().nanoTime())) {
@@ -251,7 +250,7 @@ final class SlotEffects {
    * that waited behind this node's own run longer than the skew allowance, or past their grace, are
    * given up by {@link JobSlot#nextQueued}), then the reports.
    */
-  private void next(JobSlot slot, SlotMachine.Next n) {
+  private void next(JobSlot slot, SlotEffect.Next n) {
     Instant queued = null;
     if (!slots.accepting(slot)) {
       slot.clearQueued();
@@ -272,14 +271,14 @@ final class SlotEffects {
   }
 
   /** Timer event: a lease poll is due; the same firing is claimed again. */
-  private void leasePoll(JobSlot slot, long step, SlotMachine.PollLease p) {
+  private void leasePoll(JobSlot slot, long step, SlotEffect.PollLease p) {
     if (slot.inStep(step)) {
       feed.apply(slot, new SlotMachine.LeasePoll(p.firing(), p.attempt(), slots.accepting(slot)));
     }
   }
 
   /** Timer event: the backoff ended; the latest due firing (coalescing) is claimed in its grace. */
-  private void backoffEnded(JobSlot slot, long step, SlotMachine.Backoff b) {
+  private void backoffEnded(JobSlot slot, long step, SlotEffect.Backoff b) {
     if (!slot.inStep(step)) {
       return; // a newer firing took over (it called the backoff off), or a stop did
     }

@@ -5,6 +5,25 @@ import dev.leasehold.core.job.JobContext;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.scheduler.JobSlot.Phase;
+import dev.leasehold.core.scheduler.SlotEffect.Acquire;
+import dev.leasehold.core.scheduler.SlotEffect.Answer;
+import dev.leasehold.core.scheduler.SlotEffect.Backoff;
+import dev.leasehold.core.scheduler.SlotEffect.Claim;
+import dev.leasehold.core.scheduler.SlotEffect.FollowRetry;
+import dev.leasehold.core.scheduler.SlotEffect.ForgetRetry;
+import dev.leasehold.core.scheduler.SlotEffect.GiveUp;
+import dev.leasehold.core.scheduler.SlotEffect.Next;
+import dev.leasehold.core.scheduler.SlotEffect.PollLease;
+import dev.leasehold.core.scheduler.SlotEffect.Queue;
+import dev.leasehold.core.scheduler.SlotEffect.Ran;
+import dev.leasehold.core.scheduler.SlotEffect.RecordPaused;
+import dev.leasehold.core.scheduler.SlotEffect.Refuse;
+import dev.leasehold.core.scheduler.SlotEffect.ReleaseLate;
+import dev.leasehold.core.scheduler.SlotEffect.Report;
+import dev.leasehold.core.scheduler.SlotEffect.ReportLate;
+import dev.leasehold.core.scheduler.SlotEffect.Run;
+import dev.leasehold.core.scheduler.SlotEffect.SettleLater;
+import dev.leasehold.core.scheduler.SlotEffect.WatchResume;
 import java.time.Instant;
 import java.util.List;
 
@@ -108,72 +127,9 @@ final class SlotMachine {
   /** The pause after undecided reports ended. */
   record SettleDue(boolean unrun, boolean accepting) implements Event {}
 
-  /** What the owner does after a transition, in order. */
-  sealed interface Effect {}
-
-  /** A claim step for {@code firing} joins the batch. */
-  record Claim(Instant firing, int attempt) implements Effect {}
-
-  /** A step that only reports the slot's unrun firings joins the batch. */
-  record Report() implements Effect {}
-
-  /** The firing waits behind the claim or run in flight. */
-  record Queue(Instant firing) implements Effect {}
-
-  /**
-   * The run starts under the won lease (on the workers, through the job's group); {@code manual} is
-   * null for a scheduled firing.
-   */
-  record Run(Instant firing, Lease lease, long sentNanos, ManualRun manual) implements Effect {}
-
-  /** The manual run takes the job's lease with {@code acquire}, on its thread. */
-  record Acquire(ManualRun run) implements Effect {}
-
-  /** The job has a claim or run in flight here: the manual run is refused (nothing ran). */
-  record Refuse(ManualRun run) implements Effect {}
-
-  /** The manual run's acquisition was refused or failed ({@code error}): nothing ran. */
-  record Answer(ManualRun run, RuntimeException error) implements Effect {}
-
-  /** The manual run's lease came too late to count on: released, and nothing ran. */
-  record ReleaseLate(ManualRun run, Lease lease) implements Effect {}
-
-  /** A won firing that cannot run is released and reported missed, on a worker. */
-  record ReportLate(Instant firing, Lease lease, String why) implements Effect {}
-
-  /** The paused firing's row is written, on a worker. */
-  record RecordPaused(Instant firing) implements Effect {}
-
-  /** The firing is kept, to be reported through a claim later. */
-  record GiveUp(Instant firing, Outcome outcome, String why) implements Effect {}
-
-  /** The same firing is claimed again after a short pause. */
-  record PollLease(Instant firing, int attempt) implements Effect {}
-
-  /** The claim is tried again after the backoff of {@code attempt}. */
-  record Backoff(Instant firing, int attempt) implements Effect {}
-
-  /** Another replica runs the firing: its retries are followed through the history. */
-  record FollowRetry(Instant firing) implements Effect {}
-
-  /** A retry this node will not claim is forgotten. */
-  record ForgetRetry(Instant firing) implements Effect {}
-
-  /** The ended run's record plans its retry. */
-  record Ran(ExecutionRecord row, FiringRules.AfterRun after) implements Effect {}
-
-  /** What comes after a claim or run: the next queued firing, then the reports ({@link Idle}). */
-  record Next(JobContext ran, boolean afterReports) implements Effect {}
-
-  /** The reports are tried again after a pause. */
-  record SettleLater() implements Effect {}
-
-  /** This node recorded a paused firing: it reads the pause until the job is resumed. */
-  record WatchResume() implements Effect {}
-
   /** The phase a slot moves to and what is done, in order. */
-  record Transition(Phase to, List<Effect> effects) {
-    static Transition of(Phase to, Effect... effects) {
+  record Transition(Phase to, List<SlotEffect> effects) {
+    static Transition of(Phase to, SlotEffect... effects) {
       return new Transition(to, List.of(effects));
     }
   }
@@ -250,7 +206,7 @@ final class SlotMachine {
       }
       if (h.olderThanSkew()) {
         // a retry is not a firing: nothing to report as missed
-        Effect why =
+        SlotEffect why =
             h.retry()
                 ? new ForgetRetry(h.firing())
                 : new GiveUp(

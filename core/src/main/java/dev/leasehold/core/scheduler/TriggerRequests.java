@@ -181,7 +181,7 @@ final class TriggerRequests {
                 : now.isAfter(request.until())
                     ? "no longer open (until " + request.until() + ")"
                     : null;
-    if (gone != null || !slots.accepting()) {
+    if (gone != null || !slots.read(slots::accepting)) {
       if (gone != null) {
         owner.execute(() -> handled(request.id()));
         log.debug("trigger request {} of job={}: {}", request.id(), job.name(), gone);

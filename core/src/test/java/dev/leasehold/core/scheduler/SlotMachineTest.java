@@ -9,7 +9,6 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.scheduler.JobSlot.Phase;
-import dev.leasehold.core.scheduler.SlotMachine.Effect;
 import dev.leasehold.core.scheduler.SlotMachine.Event;
 import dev.leasehold.core.scheduler.SlotMachine.Transition;
 import java.time.Duration;
@@ -197,40 +196,40 @@ class SlotMachineTest {
   @Test
   void aHeldClaimGivenUpNamesTheHolder() {
     Transition t = SlotMachine.next(Phase.CLAIMING, EVENTS.get("held older than skew"));
-    assertThat(((SlotMachine.GiveUp) t.effects().get(0)).why())
+    assertThat(((SlotEffect.GiveUp) t.effects().get(0)).why())
         .isEqualTo("its lease was held by an earlier firing of n2");
   }
 
-  private static String describe(List<Effect> effects) {
+  private static String describe(List<SlotEffect> effects) {
     if (effects.isEmpty()) {
       return "-";
     }
     return effects.stream().map(SlotMachineTest::describe).collect(Collectors.joining(", "));
   }
 
-  private static String describe(Effect e) {
+  private static String describe(SlotEffect e) {
     String name = e.getClass().getSimpleName();
-    if (e instanceof SlotMachine.Claim c) {
+    if (e instanceof SlotEffect.Claim c) {
       return name + " " + seconds(c.firing()) + " #" + c.attempt();
-    } else if (e instanceof SlotMachine.Queue q) {
+    } else if (e instanceof SlotEffect.Queue q) {
       return name + " " + seconds(q.firing());
-    } else if (e instanceof SlotMachine.Run r) {
+    } else if (e instanceof SlotEffect.Run r) {
       return name + " " + seconds(r.firing()) + (r.manual() == null ? "" : " manual");
-    } else if (e instanceof SlotMachine.ReportLate l) {
+    } else if (e instanceof SlotEffect.ReportLate l) {
       return name + " " + seconds(l.firing());
-    } else if (e instanceof SlotMachine.RecordPaused p) {
+    } else if (e instanceof SlotEffect.RecordPaused p) {
       return name + " " + seconds(p.firing());
-    } else if (e instanceof SlotMachine.GiveUp g) {
+    } else if (e instanceof SlotEffect.GiveUp g) {
       return name + " " + seconds(g.firing()) + " " + g.outcome();
-    } else if (e instanceof SlotMachine.PollLease p) {
+    } else if (e instanceof SlotEffect.PollLease p) {
       return name + " " + seconds(p.firing()) + " #" + p.attempt();
-    } else if (e instanceof SlotMachine.Backoff b) {
+    } else if (e instanceof SlotEffect.Backoff b) {
       return name + " " + seconds(b.firing()) + " #" + b.attempt();
-    } else if (e instanceof SlotMachine.FollowRetry f) {
+    } else if (e instanceof SlotEffect.FollowRetry f) {
       return name + " " + seconds(f.firing());
-    } else if (e instanceof SlotMachine.ForgetRetry f) {
+    } else if (e instanceof SlotEffect.ForgetRetry f) {
       return name + " " + seconds(f.firing());
-    } else if (e instanceof SlotMachine.Next n) {
+    } else if (e instanceof SlotEffect.Next n) {
       return name
           + (n.afterReports() ? " after reports" : "")
           + (n.ran() == null ? "" : " after run " + seconds(n.ran().firing()));
