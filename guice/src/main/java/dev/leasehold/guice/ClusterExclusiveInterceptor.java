@@ -79,11 +79,17 @@ final class ClusterExclusiveInterceptor implements MethodInterceptor {
     return result.ran() ? result.value() : skipped(method);
   }
 
+  /** Made at the first call (the store may open late); one per injector, with its own threads. */
   private LeasedCall calls() {
     LeasedCall c = calls;
     if (c == null) {
-      c = new LeasedCall(store.get(), node, null, clock);
-      calls = c;
+      synchronized (this) {
+        c = calls;
+        if (c == null) {
+          c = new LeasedCall(store.get(), node, null, clock);
+          calls = c;
+        }
+      }
     }
     return c;
   }

@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.inject.Guice;
 import com.google.inject.Injector;
+import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
@@ -14,6 +17,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -102,7 +106,10 @@ class ClusterExclusiveTest {
   }
 
   private Backup replica(String node) {
-    LeaseStore store = newClient();
+    return replica(node, newClient());
+  }
+
+  private Backup replica(String node, LeaseStore store) {
     Injector injector =
         Guice.createInjector(
             new ClusterExclusiveModule(node),
@@ -186,6 +193,59 @@ class ClusterExclusiveTest {
     }
   }
 
+  /**
+   * The store renews the lease but its answer does not come back (held at a gate, like a connection
+   * that stalls): the method is interrupted when the lease's validity, counted from the last
+   * confirmed send, has passed, while the renewal call still hangs (G5).
+   */
+  @Test
+  void aMethodIsInterruptedWhenNoRenewalAnswerComesBackInTime() throws Exception {
+    CountDownLatch answers = new CountDownLatch(1);
+    Backup a = replica("node-a", new Stalling(newClient(), answers, false));
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> call =
+          pool.submit(
+              () -> {
+                a.waitForever();
+                return null;
+              });
+      assertThat(entered.await(60, TimeUnit.SECONDS)).isTrue();
+
+      assertThatThrownBy(() -> call.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(InterruptedException.class);
+      assertThat(answers.getCount()).as("the renewal was still hanging").isEqualTo(1);
+    } finally {
+      answers.countDown();
+      pool.shutdownNow();
+    }
+  }
+
+  /** Every renewal fails with a store error: not a renewal, so the lease runs out and is lost. */
+  @Test
+  void aMethodIsInterruptedWhenRenewalsKeepFailing() throws Exception {
+    Stalling store = new Stalling(newClient(), new CountDownLatch(0), true);
+    Backup a = replica("node-a", store);
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> call =
+          pool.submit(
+              () -> {
+                a.waitForever();
+                return null;
+              });
+      assertThat(entered.await(60, TimeUnit.SECONDS)).isTrue();
+
+      assertThatThrownBy(() -> call.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class)
+          .hasCauseInstanceOf(InterruptedException.class);
+      assertThat(store.failures.get()).isPositive();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void theLeaseIsReleasedAfterTheMethodReturns() throws Exception {
     proceed.countDown();
@@ -200,5 +260,68 @@ class ClusterExclusiveTest {
               assertThat(s.held()).isFalse();
               assertThat(s.fence()).isEqualTo(1);
             });
+  }
+
+  /**
+   * A real store behind a connection at fault: renewals reach the store but their answers wait at
+   * {@code answers}, or every renewal fails with a store error. Everything else passes through.
+   */
+  static final class Stalling implements LeaseStore {
+    private final LeaseStore store;
+    private final CountDownLatch answers;
+    private final boolean fail;
+    final AtomicInteger failures = new AtomicInteger();
+
+    Stalling(LeaseStore store, CountDownLatch answers, boolean fail) {
+      this.store = store;
+      this.answers = answers;
+      this.fail = fail;
+    }
+
+    @Override
+    public boolean renew(Lease lease, Duration ttl) {
+      if (fail) {
+        failures.incrementAndGet();
+        throw new LeaseStoreException("connection reset");
+      }
+      boolean renewed = store.renew(lease, ttl);
+      try {
+        answers.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new LeaseStoreException("interrupted");
+      }
+      return renewed;
+    }
+
+    @Override
+    public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
+      return store.claim(name, firing, holder, ttl);
+    }
+
+    @Override
+    public ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
+      return store.tryClaim(name, firing, holder, ttl);
+    }
+
+    @Override
+    public Optional<Lease> acquire(String name, String holder, Duration ttl) {
+      return store.acquire(name, holder, ttl);
+    }
+
+    @Override
+    public boolean release(Lease lease) {
+      return store.release(lease);
+    }
+
+    @Override
+    public Optional<LeaseState> inspect(String name) {
+      return store.inspect(name);
+    }
+
+    @Override
+    public List<LeaseState> list() {
+      return store.list();
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.leasehold.spring;
 
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /** A value made once, at its first use. */
@@ -24,5 +25,10 @@ final class Memo<T> implements Supplier<T> {
       }
     }
     return v;
+  }
+
+  /** The value if it was made, without making it. */
+  Optional<T> ifMade() {
+    return Optional.ofNullable(value);
   }
 }

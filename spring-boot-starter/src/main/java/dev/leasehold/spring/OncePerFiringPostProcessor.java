@@ -22,6 +22,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
 import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.EmbeddedValueResolverAware;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -37,15 +38,15 @@ import org.springframework.util.StringValueResolver;
  * proxy.
  */
 final class OncePerFiringPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor
-    implements EmbeddedValueResolverAware {
+    implements EmbeddedValueResolverAware, DisposableBean {
   private static final long serialVersionUID = 1L;
 
-  private final transient Supplier<LeasedCall> calls;
+  private final transient Memo<LeasedCall> calls;
   private final transient Supplier<Clock> clock;
   private final transient Map<Method, Spec> specs = new ConcurrentHashMap<>();
   private transient StringValueResolver resolver;
 
-  OncePerFiringPostProcessor(Supplier<LeasedCall> calls, Supplier<Clock> clock) {
+  OncePerFiringPostProcessor(Memo<LeasedCall> calls, Supplier<Clock> clock) {
     this.calls = calls;
     this.clock = clock;
     this.advisor =
@@ -55,6 +56,12 @@ final class OncePerFiringPostProcessor extends AbstractBeanFactoryAwareAdvisingP
     setProxyTargetClass(true);
     // before ScheduledAnnotationBeanPostProcessor (lowest precedence), so it schedules the proxy
     setOrder(LOWEST_PRECEDENCE - 100);
+  }
+
+  /** Ends the lease timer and renewal threads with the context, if a call made them. */
+  @Override
+  public void destroy() {
+    calls.ifMade().ifPresent(LeasedCall::close);
   }
 
   @Override

@@ -1,21 +1,18 @@
 package dev.leasehold.core.exclusive;
 
 import dev.leasehold.core.lease.ClaimResult;
-import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseNames;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.hold.LeaseHold;
+import dev.leasehold.core.lease.hold.LeaseHolds;
+import dev.leasehold.core.lease.hold.LeaseTiming;
 import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,22 +23,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why it is safe: the lease is taken in one atomic step on the store ({@code claim} or {@code
  * acquire}), so two replicas cannot both get it, and with {@code claim} a firing whose watermark
- * was already reached is refused, so a late replica cannot run it again (G1, G2). While the code
- * runs the lease is renewed every ttl/3; when a renewal fails (the lease expired and may be taken,
- * or the store cannot be reached) the running thread is interrupted at once, since another replica
- * may now run it (G5). The lease is released by token, so a late release cannot free another
- * holder's lease (G7); release keeps the watermark and the fence. A store that cannot be asked
- * means "not acquired" (fail closed, G8).
+ * was already reached is refused, so a late replica cannot run it again (G1, G2). The lease is
+ * taken and held through {@link LeaseHolds}, as the daemon holds its runs' leases: an answer that
+ * came back after the lease's validity (counted from the send) runs nothing; while the code runs
+ * the lease is renewed every ttl/3 ({@link LeaseTiming#defaultRenewEvery}) and watched by a local
+ * deadline, so the running thread is interrupted the moment the store refuses a renewal or no
+ * renewal was confirmed in time, even while a renewal call still hangs (G4, G5). The lease is
+ * released by token, so a late release cannot free another holder's lease (G7); release keeps the
+ * watermark and the fence. A store that cannot be asked means "not acquired" (fail closed, G8).
  */
-public final class LeasedCall {
+public final class LeasedCall implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeasedCall.class);
-  private static final ScheduledExecutorService RENEWALS =
-      Executors.newSingleThreadScheduledExecutor(
-          r -> {
-            Thread t = new Thread(r, "leasehold-call-renew");
-            t.setDaemon(true);
-            return t;
-          });
 
   /** The code to run; may throw anything, which reaches the caller unchanged. */
   @FunctionalInterface
@@ -91,18 +83,39 @@ public final class LeasedCall {
 
   static final Duration HELD_POLL = Duration.ofMillis(100);
 
-  private final LeaseStore store;
+  private final LeaseHolds holds;
+  private final boolean ownsHolds;
   private final String holder;
   private final Listener listener;
   private final Clock clock;
 
+  /** With its own timer and renewal threads (daemons), ended by {@link #close}. */
   public LeasedCall(LeaseStore store, String holder, Listener listener) {
     this(store, holder, listener, Clock.systemUTC());
   }
 
   /** With the clock that says how late a firing is (the caller's, which chose the firing). */
   public LeasedCall(LeaseStore store, String holder, Listener listener, Clock clock) {
-    this.store = Objects.requireNonNull(store, "store");
+    this(
+        LeaseHolds.system(Objects.requireNonNull(store, "store"), "leasehold-call"),
+        true,
+        holder,
+        listener,
+        clock);
+  }
+
+  /**
+   * On {@code holds}: the store, timer, ticker and renewal threads of the caller's choosing (a test
+   * passes virtual time); {@link #close} leaves them alone.
+   */
+  public LeasedCall(LeaseHolds holds, String holder, Listener listener, Clock clock) {
+    this(holds, false, holder, listener, clock);
+  }
+
+  private LeasedCall(
+      LeaseHolds holds, boolean ownsHolds, String holder, Listener listener, Clock clock) {
+    this.holds = Objects.requireNonNull(holds, "holds");
+    this.ownsHolds = ownsHolds;
     this.holder = Objects.requireNonNull(holder, "holder");
     this.listener = listener == null ? (n, o, t) -> {} : listener;
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -126,20 +139,21 @@ public final class LeasedCall {
       throws Throwable {
     LeaseNames.require(name);
     Objects.requireNonNull(firing, "firing");
-    long start = System.nanoTime();
-    ClaimResult claim;
+    long start = ticker().nanoTime();
+    Guard guard = new Guard(name);
+    LeaseHolds.Taken taken;
     while (true) {
       try {
-        claim = store.tryClaim(name, firing, holder, ttl);
+        taken = holds.claim(name, firing, holder, ttl, null, guard);
       } catch (LeaseStoreException e) {
         log.warn("skipped {} at {}: store unreachable ({})", name, firing, e.getMessage());
         return skipped(name, Outcome.STORE_FAILED, start);
       }
-      if (claim.kind() != ClaimResult.Kind.HELD
+      if (taken.answer().kind() != ClaimResult.Kind.HELD
           || Duration.between(firing, clock.instant()).compareTo(HELD_PATIENCE) > 0) {
         break;
       }
-      log.debug("claim of {} at {} waits: {}", name, firing, claim);
+      log.debug("claim of {} at {} waits: {}", name, firing, taken.answer());
       try {
         Thread.sleep(HELD_POLL.toMillis());
       } catch (InterruptedException e) {
@@ -147,100 +161,117 @@ public final class LeasedCall {
         break;
       }
     }
-    if (!claim.won()) {
+    if (taken.late()) {
+      log.warn(
+          "skipped {} at {}: the store's answer came after the lease's validity had passed",
+          name,
+          firing);
+      return skipped(name, Outcome.STORE_FAILED, start);
+    }
+    if (!taken.held()) {
       Outcome why =
-          claim.kind() == ClaimResult.Kind.ALREADY_RUN ? Outcome.ALREADY_RUN : Outcome.HELD;
-      log.debug("skipped {} at {}: {}", name, firing, claim);
+          taken.answer().kind() == ClaimResult.Kind.ALREADY_RUN
+              ? Outcome.ALREADY_RUN
+              : Outcome.HELD;
+      log.debug("skipped {} at {}: {}", name, firing, taken.answer());
       return skipped(name, why, start);
     }
-    return run(claim.lease(), firing, ttl, body, start);
+    return run(taken.hold(), guard, firing, body, start);
   }
 
   /** Acquires the lease {@code name} (mutual exclusion, no watermark) and runs {@code body}. */
   public <T> Result<T> exclusive(String name, Duration ttl, Body<T> body) throws Throwable {
     LeaseNames.require(name);
-    long start = System.nanoTime();
-    Optional<Lease> lease;
+    long start = ticker().nanoTime();
+    Guard guard = new Guard(name);
+    LeaseHolds.Taken taken;
     try {
-      lease = store.acquire(name, holder, ttl);
+      taken = holds.acquire(name, holder, ttl, null, guard);
     } catch (LeaseStoreException e) {
       log.warn("skipped {}: store unreachable ({})", name, e.getMessage());
       return skipped(name, Outcome.STORE_FAILED, start);
     }
-    if (lease.isEmpty()) {
+    if (taken.late()) {
+      log.warn("skipped {}: the store's answer came after the lease's validity had passed", name);
+      return skipped(name, Outcome.STORE_FAILED, start);
+    }
+    if (!taken.held()) {
       log.debug("skipped {}: the lease is held elsewhere", name);
       return skipped(name, Outcome.HELD, start);
     }
-    return run(lease.get(), null, ttl, body, start);
+    return run(taken.hold(), guard, null, body, start);
+  }
+
+  /** Ends the timer and renewal threads this call made (none when it was given its holds). */
+  @Override
+  public void close() {
+    if (ownsHolds) {
+      holds.close();
+    }
+  }
+
+  private Ticker ticker() {
+    return holds.ticker();
   }
 
   private <T> Result<T> skipped(String name, Outcome outcome, long start) {
-    listener.finished(name, outcome, Duration.ofNanos(System.nanoTime() - start));
+    listener.finished(name, outcome, Duration.ofNanos(ticker().nanoTime() - start));
     return new Result<>(outcome, null);
   }
 
-  private <T> Result<T> run(Lease lease, Instant firing, Duration ttl, Body<T> body, long start)
+  private <T> Result<T> run(LeaseHold hold, Guard guard, Instant firing, Body<T> body, long start)
       throws Throwable {
-    Thread caller = Thread.currentThread();
-    AtomicBoolean running = new AtomicBoolean(true);
-    AtomicBoolean lost = new AtomicBoolean(false);
-    long period = Math.max(1, ttl.toMillis() / 3);
-    ScheduledFuture<?> renewal =
-        RENEWALS.scheduleAtFixedRate(
-            () -> renew(lease, ttl, caller, running, lost), period, period, TimeUnit.MILLISECONDS);
+    String name = hold.lease().name();
     FiringContext before =
-        CurrentFiring.swap(new FiringContext(lease.name(), firing, lease.fence(), holder));
-    Outcome outcome = Outcome.RAN;
+        CurrentFiring.swap(new FiringContext(name, firing, hold.lease().fence(), holder));
+    T value;
+    Outcome outcome;
     try {
-      T value = body.call();
-      return new Result<>(lost.get() ? Outcome.LOST : Outcome.RAN, value);
+      value = body.call();
     } finally {
       CurrentFiring.swap(before);
-      synchronized (running) {
-        running.set(false); // no interrupt may reach the caller after this point
-      }
-      renewal.cancel(false);
-      if (lost.get()) {
-        outcome = Outcome.LOST;
+      boolean lost = guard.end(); // no interrupt may reach the caller after this point
+      if (lost) {
         // the interrupt was ours: a method that ignored it must not leave it to the caller's
         // thread (a scheduler's worker), where it would cut short whatever runs next
         Thread.interrupted();
-      } else {
-        release(lease, ttl);
       }
-      listener.finished(lease.name(), outcome, Duration.ofNanos(System.nanoTime() - start));
+      hold.release(); // by token; nothing after a loss
+      outcome = lost ? Outcome.LOST : Outcome.RAN;
+      listener.finished(name, outcome, Duration.ofNanos(ticker().nanoTime() - start));
     }
+    return new Result<>(outcome, value);
   }
 
-  private void release(Lease lease, Duration ttl) {
-    try {
-      store.release(lease);
-    } catch (LeaseStoreException e) {
-      log.warn(
-          "could not release {} ({}); it expires after {}",
-          lease.name(),
-          e.getMessage(),
-          Durations.human(ttl));
-    }
-  }
+  /**
+   * Interrupts the thread that took the lease when its hold is lost, until the call ends. Made on
+   * that thread, before the lease is taken: a loss between the claim and the body leaves the body
+   * starting interrupted.
+   */
+  private static final class Guard implements LeaseHold.Listener {
+    private final Thread caller = Thread.currentThread();
+    private final String name;
+    private boolean running = true;
+    private boolean lost;
 
-  private void renew(
-      Lease lease, Duration ttl, Thread caller, AtomicBoolean running, AtomicBoolean lost) {
-    boolean renewed;
-    try {
-      renewed = store.renew(lease, ttl);
-    } catch (LeaseStoreException e) {
-      renewed = false;
+    Guard(String name) {
+      this.name = name;
     }
-    if (!renewed) {
-      synchronized (running) {
-        if (running.get()) {
-          lost.set(true);
-          log.warn("lease {} lost while its method runs; interrupting it", lease.name());
-          caller.interrupt();
-        }
+
+    @Override
+    public synchronized void lost(LeaseHold hold, LeaseHold.Loss loss) {
+      if (!running) {
+        return;
       }
-      throw new IllegalStateException("lease lost"); // ends this periodic renewal
+      lost = true;
+      log.warn("lease {} lost while its method runs ({}); interrupting it", name, loss.detail());
+      caller.interrupt();
+    }
+
+    /** The call ends: whether its lease was lost while it ran. */
+    synchronized boolean end() {
+      running = false;
+      return lost;
     }
   }
 }

@@ -3,8 +3,10 @@ package dev.leasehold.core.exclusive;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.hold.LeaseHolds;
 import dev.leasehold.core.schedule.Schedule;
 import dev.leasehold.core.testing.InMemoryLeaseStore;
+import dev.leasehold.core.testing.VirtualTime;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,6 +14,8 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -116,6 +120,61 @@ class LeasedCallTest {
     assertThat(result.value()).isTrue();
     assertThat(result.outcome()).isEqualTo(LeasedCall.Outcome.LOST);
     assertThat(Thread.currentThread().isInterrupted()).isFalse();
+  }
+
+  /**
+   * In virtual time, TTL 3 s: a store that cannot be reached is no loss by itself, so the method
+   * runs on while its lease is presumed valid and is interrupted exactly when that validity (2.7 s
+   * after the acquisition was sent) has passed, as a daemon's job would be.
+   */
+  @Test
+  void aStoreErrorInterruptsTheCodeOnlyWhenTheLeaseValidityHasPassed() {
+    VirtualTime time = new VirtualTime(F);
+    try {
+      InMemoryLeaseStore.Shared store = new InMemoryLeaseStore.Shared(time.clock());
+      LeasedCall call =
+          new LeasedCall(
+              new LeaseHolds(store.client(), time, time, time.workers()),
+              "a",
+              (name, outcome, took) -> outcomes.add(outcome + " after " + took.toMillis()),
+              time.clock());
+      AtomicLong interruptedAt = new AtomicLong(-1);
+      AtomicReference<LeasedCall.Result<String>> result = new AtomicReference<>();
+      time.workers()
+          .execute(
+              () -> {
+                try {
+                  result.set(
+                      call.exclusive(
+                          "job",
+                          Duration.ofSeconds(3),
+                          () -> {
+                            try {
+                              time.sleep(Duration.ofMinutes(1));
+                              return "finished";
+                            } catch (InterruptedException e) {
+                              interruptedAt.set(time.nanoTime() / 1_000_000);
+                              return "interrupted";
+                            }
+                          }));
+                } catch (Throwable e) {
+                  throw new AssertionError(e);
+                }
+              });
+      time.advance(Duration.ZERO);
+      store.setReachable(false);
+
+      time.advance(Duration.ofMillis(2699)); // renewals at 1 s, 1.5 s, 2 s, 2.5 s failed
+      assertThat(interruptedAt).hasValue(-1);
+      time.advance(Duration.ofMillis(1));
+
+      assertThat(interruptedAt).hasValue(2700);
+      assertThat(result.get().outcome()).isEqualTo(LeasedCall.Outcome.LOST);
+      assertThat(result.get().value()).isEqualTo("interrupted");
+      assertThat(outcomes).containsExactly("LOST after 2700");
+    } finally {
+      time.shutdown();
+    }
   }
 
   @Test
