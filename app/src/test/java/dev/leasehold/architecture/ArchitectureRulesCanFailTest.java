@@ -131,4 +131,34 @@ class ArchitectureRulesCanFailTest {
         .extracting(c -> c.getSimpleName())
         .containsExactlyInAnyOrder("RedisStoreFactory", "SqlStoreFactory", "MongoStoreFactory");
   }
+
+  @Test
+  void aSchedulerClassWithALockOfItsOwnIsCaughtAndTheOwnerIsNot() {
+    JavaClasses imported =
+        new ClassFileImporter()
+            .importClasses(
+                dev.leasehold.core.scheduler.LocksOfItsOwn.class,
+                dev.leasehold.core.scheduler.Scheduler.class);
+    EvaluationResult result = ArchitectureTest.theSchedulersStateHasOneOwner.evaluate(imported);
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().getDetails())
+        .anyMatch(d -> d.contains("LocksOfItsOwn: volatile field stopped"))
+        .anyMatch(d -> d.contains("LocksOfItsOwn: synchronized block in set"))
+        .anyMatch(d -> d.contains("LocksOfItsOwn: uses java.util.concurrent.atomic"))
+        .noneMatch(d -> d.contains("Scheduler:"));
+  }
+
+  @Test
+  void aRenewalLoopOutsideLeaseHoldIsCaught() {
+    JavaClasses imported =
+        new ClassFileImporter()
+            .importClasses(
+                dev.leasehold.app.testing.RenewsItsOwnLease.class,
+                dev.leasehold.core.lease.hold.LeaseHold.class);
+    EvaluationResult result = ArchitectureTest.oneClassRenewsLeases.evaluate(imported);
+    assertThat(result.hasViolation()).isTrue();
+    assertThat(result.getFailureReport().getDetails())
+        .anyMatch(d -> d.contains("RenewsItsOwnLease.renew"))
+        .noneMatch(d -> d.contains("LeaseHold."));
+  }
 }

@@ -254,4 +254,49 @@ class ArchitectureTest {
           .should()
           .callMethod(Guice.class, "createInjector", Stage.class, Module[].class)
           .as("the daemon is assembled by a Guice injector");
+
+  /**
+   * The scheduler's state has one owner (docs/architecture.md, "One owner of the scheduler's
+   * state"): besides {@code SlotOwner} (its event queue) only {@code JobRun} (the handshake with a
+   * body's thread: stop, interrupt, end) may use {@code synchronized}, {@code volatile}, locks or
+   * atomics in the scheduler package.
+   */
+  static final Set<String> SCHEDULER_LOCK_HOLDERS =
+      Set.of("dev.leasehold.core.scheduler.SlotOwner", "dev.leasehold.core.scheduler.JobRun");
+
+  @ArchTest
+  static final ArchRule theSchedulersStateHasOneOwner =
+      classes()
+          .that()
+          .resideInAPackage("dev.leasehold.core.scheduler..")
+          .and(
+              DescribedPredicate.describe(
+                  "are not SlotOwner or JobRun",
+                  c -> !SCHEDULER_LOCK_HOLDERS.contains(c.getName().replaceFirst("\\$.*", ""))))
+          .should(new HoldsNoLock())
+          .as("in the scheduler package only SlotOwner and JobRun hold a lock of their own");
+
+  /**
+   * One renewal loop: outside the stores (the adapters, and the store decorators such as the
+   * namespace's, which pass a renewal on) only {@code LeaseHold} renews a lease, so every holder
+   * (runs, the notifier's desk, the library's calls) keeps the same rule for late answers, refusals
+   * and the local deadline.
+   */
+  @ArchTest
+  static final ArchRule oneClassRenewsLeases =
+      noClasses()
+          .that()
+          .resideOutsideOfPackage(STORES)
+          .and()
+          .areNotAssignableTo(LeaseStore.class)
+          .and()
+          .doNotHaveFullyQualifiedName("dev.leasehold.core.lease.hold.LeaseHold")
+          .should()
+          .callMethodWhere(
+              DescribedPredicate.describe(
+                  "the target is LeaseStore.renew",
+                  call ->
+                      call.getName().equals("renew")
+                          && call.getTargetOwner().isAssignableTo(LeaseStore.class)))
+          .as("only LeaseHold renews a lease outside the stores");
 }

@@ -22,7 +22,8 @@ import java.util.Map;
  * Per-firing semantics are those of single claims; a batch that fails as a whole fails every entry.
  *
  * <p>{@link #add}, {@link #drop} and the flush are events of the owner; {@link #send} runs on a
- * worker and reads only what the owner handed it.
+ * worker and reads only what the owner handed it (each step carries its job). A step sent just as a
+ * stop begins is answered as usual: a won claim runs under the shutdown grace.
  */
 final class ClaimBatch {
 
@@ -75,17 +76,22 @@ final class ClaimBatch {
     }
   }
 
-  /** Event (stop): steps not yet sent are called off, their slots idle. */
-  void drop() {
+  /** Event (stop): steps not yet sent are called off; returns their slots. */
+  List<JobSlot> drop() {
     slots.owner().check();
-    for (ClaimStep step : pending) {
-      step.slot().enter(JobSlot.Phase.IDLE);
-    }
+    List<JobSlot> dropped = pending.stream().map(ClaimStep::slot).toList();
     pending.clear();
+    return dropped;
   }
 
   /** Event: the window closed; the batch, with each slot's reports, goes to workers. */
   private void flush() {
+    if (!slots.accepting()) {
+      List<ClaimStep> stopped = List.copyOf(pending);
+      pending.clear();
+      stopped.forEach(answers::stopped);
+      return;
+    }
     List<Outgoing> batch = new ArrayList<>();
     for (ClaimStep step : pending) {
       batch.add(new Outgoing(step, step.slot().unrun()));
@@ -102,14 +108,10 @@ final class ClaimBatch {
   /** Worker: reports first, then one round trip for every claim. */
   private void send(List<Outgoing> batch) {
     SlotOwner owner = slots.owner();
-    if (!slots.accepting()) {
-      owner.execute(() -> batch.forEach(o -> answers.stopped(o.step())));
-      return;
-    }
     List<ClaimStep.Claim> claims = new ArrayList<>();
     for (Outgoing o : batch) {
       List<Instant> settled =
-          o.reports().isEmpty() ? List.of() : unrun.settle(o.step().slot().job, o.reports());
+          o.reports().isEmpty() ? List.of() : unrun.settle(o.step().job(), o.reports());
       if (o.step() instanceof ClaimStep.Claim claim) {
         claims.add(claim);
         if (!settled.isEmpty()) {
@@ -141,18 +143,14 @@ final class ClaimBatch {
         return List.of(
             parts
                 .store()
-                .tryClaim(
-                    c.slot().job.name(), c.firing(), parts.node(), c.slot().job.policy().ttl()));
+                .tryClaim(c.job().name(), c.firing(), parts.node(), c.job().policy().ttl()));
       }
       List<ClaimRequest> requests =
           claims.stream()
               .map(
                   c ->
                       new ClaimRequest(
-                          c.slot().job.name(),
-                          c.firing(),
-                          parts.node(),
-                          c.slot().job.policy().ttl()))
+                          c.job().name(), c.firing(), parts.node(), c.job().policy().ttl()))
               .toList();
       List<ClaimResult> results = parts.store().claimAll(requests);
       if (results.size() != claims.size()) {

@@ -1,29 +1,34 @@
 package dev.leasehold.core.scheduler;
 
-import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.lease.ClaimResult;
+import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.hold.LeaseTiming;
+import dev.leasehold.core.scheduler.SlotMachine.Transition;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * From a due firing to a run, in named steps: {@link #dispatch} (queue behind the job's claim or
- * run, or start a claim step), {@link ClaimBatch} (claim steps due together go to the store
- * together: reports of unrun firings first, then one {@code tryClaim}, or one {@code claimAll} for
- * several jobs), {@link ClaimAnswers} (one step per answer: run, wait for the lease, give up, back
- * off), and {@link #idle}, which ends every path and takes the next queued firing or report.
+ * Where a slot's events go in: {@link #apply} looks the event up in {@link SlotMachine}'s table,
+ * enters the new phase and hands the effects to {@link SlotEffects}. The store's answers to claim
+ * steps ({@link ClaimBatch.Answers}) become events here, with the facts the table needs decided at
+ * their arrival: whether the answer came in time (G5), whether the firing is older than the skew
+ * allowance, whether a retry after a store error is worth it (G8).
  *
- * <p>Every method here is an event of the {@link SlotOwner}: it runs inside the owner, moves slot
- * state, and hands store calls to the workers, whose results come back as new events.
+ * <p>Every method here is an event of the {@link SlotOwner}.
  */
-final class ClaimLoop {
+final class ClaimLoop implements ClaimBatch.Answers, SlotMachine.Feed {
   private static final Logger log = LoggerFactory.getLogger(ClaimLoop.class);
 
   private final Slots slots;
   private final FiringRules rules;
   private final SchedulerParts parts;
+  private final History history;
+  private final Retries retries;
   private final ClaimBatch batch;
-  private final SlotOwner owner;
+  private final SlotEffects effects;
 
   ClaimLoop(
       Slots slots,
@@ -31,153 +36,131 @@ final class ClaimLoop {
       SchedulerParts parts,
       History history,
       UnrunFirings unrun,
+      GroupSeats groups,
       Duration batchWindow) {
     this.slots = slots;
     this.rules = rules;
     this.parts = parts;
-    Retries retries = new Retries(slots, rules, parts, history, this);
-    ClaimAnswers answers = new ClaimAnswers(this, slots, rules, parts, history, unrun, retries);
-    this.batch = new ClaimBatch(slots, parts, unrun, answers, batchWindow);
-    this.owner = slots.owner();
+    this.history = history;
+    this.retries = new Retries(slots, rules, parts, history, this);
+    this.batch = new ClaimBatch(slots, parts, unrun, this, batchWindow);
+    this.effects =
+        new SlotEffects(slots, rules, parts, history, unrun, retries, batch, groups, this);
   }
 
-  /** Event: a firing is due: claim it, or queue it behind the job's claim or run. */
-  void dispatch(JobSlot slot, Instant firing) {
-    if (slot.phase() == JobSlot.Phase.BACKING_OFF) {
-      slot.cancelRetry(); // waiting out a store error: a new firing is a reason to try now
-    }
-    if (slot.busy()) {
-      log.debug("firing job={} firing={}: queued behind its claim or run", slot.job.name(), firing);
-      slot.queue(firing);
-      return;
-    }
-    claim(slot, firing, 1);
-  }
-
-  /** How often a node that recorded a paused firing reads whether the job was resumed. */
-  static final Duration RESUME_POLL = Duration.ofSeconds(2);
-
-  /**
-   * Event: this node recorded a paused firing of the job; from now on it reads the pause every
-   * {@link #RESUME_POLL} until the job is resumed, then claims the job's latest firing within its
-   * misfire grace, as at start-up (G9). After a plain resume the watermark refuses that claim (the
-   * firing was recorded as paused); after a resume with catch-up the store lowered the watermark
-   * just below the latest paused firing, so that one firing runs, once.
-   */
-  void watchResume(JobSlot slot) {
-    if (slots.accepting(slot) && slot.watchResume()) {
-      owner.later(RESUME_POLL, () -> readPause(slot));
+  /** Event: the slot moves along the table; the effects are performed in order. */
+  @Override
+  public void apply(JobSlot slot, SlotMachine.Event event) {
+    JobSlot.Phase from = slot.phase();
+    Transition t = SlotMachine.next(from, event);
+    long step = t.to() == from ? -1 : slot.enter(t.to());
+    for (SlotEffect effect : t.effects()) {
+      effects.perform(slot, step, effect);
     }
   }
 
-  private void readPause(JobSlot slot) {
-    if (!slots.accepting(slot)) {
-      slot.resumeWatched();
-      return;
-    }
-    String name = slot.job.name();
-    parts
-        .workers()
-        .execute(
-            () -> {
-              Boolean paused;
-              try {
-                paused = parts.store().inspect(name).map(s -> s.paused()).orElse(false);
-              } catch (RuntimeException e) {
-                log.debug("reading the pause of job={} failed: {}", name, e.toString());
-                paused = null; // asked again at the next poll
-              }
-              Boolean answer = paused;
-              owner.execute(() -> pauseRead(slot, answer));
-            });
-  }
-
-  private void pauseRead(JobSlot slot, Boolean paused) {
-    if (!slots.accepting(slot)) {
-      slot.resumeWatched();
-      return;
-    }
-    if (paused == null || paused) {
-      owner.later(RESUME_POLL, () -> readPause(slot));
-      return;
-    }
-    slot.resumeWatched();
-    Instant now = parts.clock().instant();
-    log.info(
-        "job={} resumed: claiming its latest firing within the misfire grace", slot.job.name());
-    rules
-        .catchUp(slot.job.schedule(), slot.job.policy().misfireGrace(), now)
-        .ifPresent(firing -> dispatch(slot, firing));
-  }
-
-  /** Event: this node will not run {@code firing}; it is reported through a claim later. */
-  void notRun(JobSlot slot, Instant firing, Outcome outcome, String why) {
-    slot.giveUp(firing, outcome, why);
-    if (!slot.busy()) {
-      report(slot);
-    }
-  }
-
-  /** Event (stop): batched claims and pending retries are called off. */
+  /** Event (stop): batched claims, backoffs and lease polls are called off, their slots idle. */
   void stop() {
-    batch.drop();
+    for (JobSlot slot : batch.drop()) {
+      apply(slot, new SlotMachine.Stopped());
+    }
     for (JobSlot slot : slots.withRetired()) {
       slot.cancelTimers();
       if (slot.phase() == JobSlot.Phase.BACKING_OFF
           || slot.phase() == JobSlot.Phase.WAITING_FOR_LEASE) {
-        idle(slot, null, false);
+        apply(slot, new SlotMachine.Stopped());
       }
     }
     slots.changed();
   }
 
-  // --- steps -------------------------------------------------------------------------------
-
-  /** Event: a claim step for {@code firing}. */
-  void claim(JobSlot slot, Instant firing, int attempt) {
-    slot.enter(JobSlot.Phase.CLAIMING);
-    batch.add(new ClaimStep.Claim(slot, firing, attempt));
+  @Override
+  public void stopped(ClaimStep step) {
+    apply(step.slot(), new SlotMachine.Stopped());
   }
 
-  /** Event: a step that only reports the slot's unrun firings. */
-  private void report(JobSlot slot) {
-    slot.enter(JobSlot.Phase.CLAIMING);
-    batch.add(new ClaimStep.Report(slot));
+  @Override
+  public void reported(ClaimStep step, List<Instant> settled) {
+    settled.forEach(step.slot()::settled);
+    if (step instanceof ClaimStep.Report) {
+      apply(step.slot(), new SlotMachine.Reported());
+    }
   }
 
-  // --- idle ------------------------------------------------------------------------------
+  @Override
+  public void answered(ClaimStep.Claim c, ClaimResult answer, long sent, long received) {
+    if (answer.kind() != ClaimResult.Kind.FAILED) {
+      history.listener().storeAnswered();
+    }
+    apply(c.slot(), event(c, answer, sent, received));
+  }
+
+  private SlotMachine.Event event(ClaimStep.Claim c, ClaimResult answer, long sent, long got) {
+    JobSlot slot = c.slot();
+    String job = slot.job.name();
+    Instant now = parts.clock().instant();
+    switch (answer.kind()) {
+      case WON:
+        return new SlotMachine.Won(c.firing(), answer.lease(), sent, late(c, answer, sent, got));
+      case HELD:
+        history.listener().claimRefused(job, c.firing());
+        boolean older = rules.olderThanSkew(c.firing(), now);
+        log.debug(
+            "claim refused job={} firing={}: held, {}",
+            job,
+            c.firing(),
+            older ? "given up" : "waiting");
+        return new SlotMachine.Held(
+            c.firing(),
+            c.attempt(),
+            answer.holder(),
+            slots.accepting(slot),
+            retries.isRetry(slot, c.firing()),
+            older);
+      case ALREADY_RUN:
+        history.listener().claimRefused(job, c.firing());
+        log.debug("claim refused job={} firing={}: already run", job, c.firing());
+        return new SlotMachine.AlreadyRun(c.firing());
+      case PAUSED:
+        return new SlotMachine.Paused(c.firing());
+      default:
+        return failed(c, answer.failure());
+    }
+  }
 
   /**
-   * Nothing in flight for the job any more: claims the next queued firing, unless it waited behind
-   * this node's own run ({@code ran}) for longer than the skew allowance (an overlap: given up,
-   * reported as skipped while that run's lease held, else missed) or is past its grace. Then
-   * reports unrun firings: at once, or, after a report step ({@code afterReports}) that left some
-   * undecided, after a pause.
+   * Why a won claim must not run: its answer came after the lease's validity, counted from when the
+   * claim was sent, or after the firing's misfire grace (a store cut off mid-claim: starting now
+   * would run the firing later than the grace allows, and hold the lease against a newer firing).
    */
-  void idle(JobSlot slot, JobRun ran, boolean afterReports) {
-    slot.enter(JobSlot.Phase.IDLE);
-    JobDefinition job = slot.job;
-    if (!slots.accepting(slot)) {
-      slot.clearQueued();
-    } else {
-      slot.nextQueued(parts.clock().instant(), ran, rules)
-          .ifPresent(queued -> claim(slot, queued, 1));
+  private String late(ClaimStep.Claim c, ClaimResult answer, long sent, long received) {
+    if (!LeaseTiming.answeredInTime(sent, answer.lease().ttl(), received)) {
+      return "the claim's answer came after the lease's validity had passed";
     }
-    if (slots.accepting(slot) && !slot.busy() && slot.hasUnrun()) {
-      if (afterReports) {
-        Duration pause = FiringRules.reportPause(job.policy().ttl());
-        slot.settleTimer(owner.later(pause, () -> settleLater(slot)));
-      } else {
-        report(slot);
-      }
+    JobDefinition job = c.slot().job;
+    if (FiringRules.isMissed(job.policy().misfireGrace(), c.firing(), parts.clock().instant())) {
+      return "the claim's answer came after the firing's misfire grace had passed";
     }
-    slots.changed();
+    return null;
   }
 
-  /** Timer event: the pause after undecided reports ended. */
-  private void settleLater(JobSlot slot) {
-    if (slots.accepting(slot) && !slot.busy() && slot.hasUnrun()) {
-      report(slot);
-    }
+  /** G8: back off and try again while the firing (or a newer one) is worth it. */
+  private SlotMachine.Event failed(ClaimStep.Claim c, LeaseStoreException error) {
+    JobSlot slot = c.slot();
+    JobDefinition job = slot.job;
+    history.listener().storeUnavailable(job.name(), error);
+    Duration pause = FiringRules.backoff(c.attempt());
+    Instant retryAt = parts.clock().instant().plus(pause);
+    boolean accepting = slots.accepting(slot);
+    boolean worth =
+        FiringRules.worthRetrying(job.schedule(), job.policy().misfireGrace(), c.firing(), retryAt);
+    log.warn(
+        "store unreachable job={} firing={} attempt={}: {}; {}",
+        job.name(),
+        c.firing(),
+        c.attempt(),
+        error.toString(),
+        accepting && worth ? "retrying in " + pause.toMillis() + "ms" : "firing not run");
+    return new SlotMachine.Failed(c.firing(), c.attempt(), accepting, worth);
   }
 }

@@ -12,9 +12,12 @@ sealed interface ClaimStep permits ClaimStep.Claim, ClaimStep.Report {
 
   JobSlot slot();
 
+  /** The job as the owner saw it when the step was made: what a worker reads. */
+  JobDefinition job();
+
   /** Claims {@code firing} to run it; {@code attempt} counts tries after store errors (G8). */
-  record Claim(JobSlot slot, Instant firing, int attempt) implements ClaimStep {}
+  record Claim(JobSlot slot, JobDefinition job, Instant firing, int attempt) implements ClaimStep {}
 
   /** Only reports the job's unrun firings; nothing runs. */
-  record Report(JobSlot slot) implements ClaimStep {}
+  record Report(JobSlot slot, JobDefinition job) implements ClaimStep {}
 }

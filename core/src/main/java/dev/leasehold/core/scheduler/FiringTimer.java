@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
  * The timer side: at start, each job's catch-up firing (G9) and its first timer; at each timer,
  * which firing is due (a timer that wakes early waits the rest, a late one coalesces) and the next
  * timer. Nothing polls: one {@link TaskTimer} task per job is pending at a time. Its methods are
- * events of the {@link SlotOwner} (a timer hands them over) and never block; due firings go to
- * {@link ClaimLoop#dispatch}.
+ * events of the {@link SlotOwner} (a timer hands them over) and never block; due firings go to the
+ * owner's {@link SlotMachine.Feed}.
  */
 final class FiringTimer {
   private static final Logger log = LoggerFactory.getLogger(FiringTimer.class);
@@ -23,13 +23,13 @@ final class FiringTimer {
   private final Slots slots;
   private final FiringRules rules;
   private final SchedulerParts parts;
-  private final ClaimLoop loop;
+  private final SlotMachine.Feed feed;
 
-  FiringTimer(Slots slots, FiringRules rules, SchedulerParts parts, ClaimLoop loop) {
+  FiringTimer(Slots slots, FiringRules rules, SchedulerParts parts, SlotMachine.Feed feed) {
     this.slots = slots;
     this.rules = rules;
     this.parts = parts;
-    this.loop = loop;
+    this.feed = feed;
   }
 
   /**
@@ -48,7 +48,7 @@ final class FiringTimer {
       }
       rules
           .catchUp(slot.job.schedule(), slot.job.policy().misfireGrace(), now)
-          .ifPresent(firing -> loop.dispatch(slot, firing));
+          .ifPresent(firing -> feed.apply(slot, new SlotMachine.Due(firing)));
       scheduleNext(slot, rules.horizon(now));
     }
   }
@@ -105,9 +105,12 @@ final class FiringTimer {
           due,
           Durations.human(Duration.between(due, now)),
           Durations.human(slot.job.policy().misfireGrace()));
-      loop.notRun(slot, due, Outcome.MISSED, "this node's timer came past its misfire grace");
+      feed.apply(
+          slot,
+          new SlotMachine.NotRun(
+              due, Outcome.MISSED, "this node's timer came past its misfire grace"));
     } else {
-      loop.dispatch(slot, due);
+      feed.apply(slot, new SlotMachine.Due(due));
     }
     scheduleNext(slot, due);
   }

@@ -6,6 +6,7 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.lease.CountedLease;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseNames;
+import dev.leasehold.core.lease.hold.LeaseTiming;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -125,11 +126,11 @@ final class GroupSeats {
       Optional<Lease> seat =
           CountedLease.tryTake(parts.store(), group, max, parts.node(), ttl(job));
       if (seat.isPresent()) {
-        if (LeaseWatchdog.answeredInTime(sent, ttl(job), parts.ticker().nanoTime())) {
+        if (LeaseTiming.answeredInTime(sent, ttl(job), parts.ticker().nanoTime())) {
           finish(() -> run.run(seat.get(), sent), done);
           return;
         }
-        JobRun.release(parts.store(), seat.get()); // came too late to count on
+        parts.release(seat.get()); // came too late to count on
       }
     } catch (RuntimeException e) {
       error = e.toString();

@@ -3,7 +3,6 @@ package dev.leasehold.core.scheduler;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
-import dev.leasehold.core.time.TaskTimer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -30,30 +29,44 @@ final class History {
   static final Duration FIRST_RETRY = Duration.ofSeconds(2);
   static final Duration MAX_RETRY = Duration.ofSeconds(60);
 
+  /** Told of every row written here, on the thread that wrote it. */
+  interface Written {
+    Written NONE = (row, retrying) -> {};
+
+    void written(ExecutionRecord row, boolean retrying);
+  }
+
   private final ExecutionLog executionLog;
   private final SchedulerListener listener;
-  private final TaskTimer timer;
+  private final SlotOwner owner;
   private final Executor workers;
+  private final Written written;
+
+  // the owner's: the rows waiting for the store, and their retry
   private final Deque<ExecutionRecord> pending = new ArrayDeque<>();
   private Duration backoff = FIRST_RETRY;
   private boolean retryScheduled;
-  private volatile NoticeDesk desk;
+  private boolean flushing;
 
+  /**
+   * @param written told of every row written here at once (the notice desk; a row written late is
+   *     found by its poll)
+   */
   History(
-      ExecutionLog executionLog, SchedulerListener listener, TaskTimer timer, Executor workers) {
+      ExecutionLog executionLog,
+      SchedulerListener listener,
+      SlotOwner owner,
+      Executor workers,
+      Written written) {
     this.executionLog = executionLog;
     this.listener = listener;
-    this.timer = timer;
+    this.owner = owner;
     this.workers = workers;
+    this.written = written;
   }
 
   SchedulerListener listener() {
     return listener;
-  }
-
-  /** The desk told of every row written here at once (a row written late is found by its poll). */
-  void desk(NoticeDesk desk) {
-    this.desk = desk;
   }
 
   void record(ExecutionRecord record) {
@@ -66,28 +79,23 @@ final class History {
   }
 
   /**
-   * Writes {@code record}; {@code retrying} tells the listener that a retry of the firing follows
-   * (so this row is not the firing's last).
+   * Writes {@code record}, outside the owner (on a worker or the caller's thread); {@code retrying}
+   * tells the listener that a retry of the firing follows (so this row is not the firing's last).
    */
   void record(ExecutionRecord record, boolean retrying) {
-    boolean behind;
-    synchronized (this) {
-      behind = !pending.isEmpty();
-      if (behind) {
-        enqueue(record); // keep the order: behind what is still waiting
-      }
+    // behind rows that still wait, it waits too: the order is kept
+    boolean behind = owner.call(() -> !pending.isEmpty() && enqueue(record));
+    // the common case writes on this thread, so runs ending together do not wait for each other
+    boolean wrote = !behind && write(record);
+    if (!behind && !wrote) {
+      owner.run(
+          () -> {
+            enqueue(record);
+            scheduleRetry();
+          });
     }
-    // the common case writes outside the lock, so runs ending together do not queue here
-    boolean written = !behind && write(record);
-    if (!behind && !written) {
-      synchronized (this) {
-        enqueue(record);
-        scheduleRetry();
-      }
-    }
-    NoticeDesk notices = desk;
-    if (written && notices != null) {
-      notices.written(record, retrying);
+    if (wrote) {
+      written.written(record, retrying);
     }
     listener.executionFinished(record, retrying);
     if (record.outcome() == Outcome.MISSED) {
@@ -97,25 +105,30 @@ final class History {
 
   /** Tries the waiting rows once more (at stop); what still fails is logged and dropped. */
   void flushAtStop() {
-    synchronized (this) {
-      flushLocked();
-      for (ExecutionRecord r : pending) {
-        log.warn(
-            "history row lost at stop job={} firing={} outcome={}: the store did not answer",
-            r.job(),
-            r.fireTime(),
-            r.outcome().label());
-      }
-      pending.clear();
+    List<ExecutionRecord> left =
+        owner.call(
+            () -> {
+              List<ExecutionRecord> rows = List.copyOf(pending);
+              pending.clear();
+              return rows;
+            });
+    int wrote = writeInOrder(left);
+    for (ExecutionRecord r : left.subList(wrote, left.size())) {
+      log.warn(
+          "history row lost at stop job={} firing={} outcome={}: the store did not answer",
+          r.job(),
+          r.fireTime(),
+          r.outcome().label());
     }
   }
 
   /** Rows waiting for the store (for tests). */
-  synchronized int pending() {
-    return pending.size();
+  int pending() {
+    return owner.call(pending::size);
   }
 
-  private void enqueue(ExecutionRecord record) {
+  /** Event. Always true. */
+  private boolean enqueue(ExecutionRecord record) {
     if (pending.size() >= MAX_PENDING) {
       ExecutionRecord dropped = pending.removeFirst();
       log.warn(
@@ -125,17 +138,48 @@ final class History {
           MAX_PENDING);
     }
     pending.addLast(record);
+    return true;
   }
 
-  private void flushLocked() {
-    while (!pending.isEmpty()) {
-      if (!write(pending.peekFirst())) {
-        scheduleRetry();
-        return;
-      }
-      pending.removeFirst();
+  /** Event: the waiting rows go to a worker, which writes them in order until one fails. */
+  private void flush() {
+    retryScheduled = false;
+    if (flushing || pending.isEmpty()) {
+      return;
     }
-    backoff = FIRST_RETRY;
+    flushing = true;
+    List<ExecutionRecord> rows = List.copyOf(pending);
+    try {
+      workers.execute(
+          () -> {
+            int wrote = writeInOrder(rows);
+            owner.execute(() -> flushed(rows.subList(0, wrote), wrote < rows.size()));
+          });
+    } catch (RuntimeException e) {
+      flushing = false; // the workers are shut down: the stop flush is the last chance
+    }
+  }
+
+  /** Event: {@code wrote} reached the store; after a failure, tried again later. */
+  private void flushed(List<ExecutionRecord> wrote, boolean failed) {
+    flushing = false;
+    wrote.forEach(pending::remove);
+    if (failed) {
+      scheduleRetry();
+    } else {
+      backoff = FIRST_RETRY;
+      flush(); // rows that came meanwhile
+    }
+  }
+
+  /** Writes {@code rows} in order, stopping at the first failure; returns how many went. */
+  private int writeInOrder(List<ExecutionRecord> rows) {
+    for (int i = 0; i < rows.size(); i++) {
+      if (!write(rows.get(i))) {
+        return i;
+      }
+    }
+    return rows.size();
   }
 
   private boolean write(ExecutionRecord record) {
@@ -152,6 +196,7 @@ final class History {
     }
   }
 
+  /** Event. */
   private void scheduleRetry() {
     if (retryScheduled) {
       return;
@@ -161,16 +206,7 @@ final class History {
     backoff =
         backoff.multipliedBy(2).compareTo(MAX_RETRY) > 0 ? MAX_RETRY : backoff.multipliedBy(2);
     try {
-      timer.schedule(
-          () ->
-              workers.execute(
-                  () -> {
-                    synchronized (this) {
-                      retryScheduled = false;
-                      flushLocked();
-                    }
-                  }),
-          delay);
+      owner.later(delay, this::flush);
     } catch (RuntimeException e) {
       retryScheduled = false; // the timer is closed: the stop flush is the last chance
     }

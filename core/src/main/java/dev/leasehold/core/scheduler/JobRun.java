@@ -8,8 +8,9 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.StopReason;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
-import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.lease.hold.LeaseHold;
+import dev.leasehold.core.lease.hold.LeaseHolds;
+import dev.leasehold.core.lease.hold.LeaseTiming;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
@@ -19,27 +20,28 @@ import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.event.Level;
 
 /**
- * One run of a job under a lease it holds: the body on the calling thread, its {@link
- * LeaseWatchdog}, the timeout, the release and the history record (returned, written by the
- * caller). Stopping means {@link JobContext#requestStop} plus an interrupt of the body's thread.
+ * One run of a job under a lease it holds: the body on the calling thread, the lease's {@link
+ * LeaseHold} (renewals and the local deadline, G4 and G5), the timeout, the release and the history
+ * record (returned, written by the caller). Stopping means {@link JobContext#requestStop} plus an
+ * interrupt of the body's thread.
  */
-final class JobRun {
+final class JobRun implements LeaseHold.Listener {
   private static final Logger log = LoggerFactory.getLogger(JobRun.class);
 
   private final JobDefinition job;
   private final Lease lease;
   private final JobContext context;
   private final SchedulerParts parts;
-  private final LeaseWatchdog watchdog;
+  private final long sentNanos;
 
   private final Object lock = new Object();
+  private LeaseHold hold;
   private Thread thread;
   private boolean finished;
   private boolean holding;
-  private volatile boolean slotLost;
+  private boolean slotLost;
   private Cancellable timeoutTask;
   private CompletableFuture<JobResult> body;
 
@@ -67,15 +69,21 @@ final class JobRun {
             attempt,
             trigger,
             timeout == null ? null : parts.clock().instant().plus(timeout));
-    this.watchdog =
-        new LeaseWatchdog(
-            lease,
-            job.policy().renewEvery(),
-            sentNanos,
-            parts,
-            why -> stop(StopReason.LEASE_LOST, why),
-            context::leaseRenewed);
-    context.leaseValidity(watchdog::millisLeft);
+    this.sentNanos = sentNanos;
+    context.leaseValidity(this::millisLeft);
+  }
+
+  /** How long the lease is presumed valid from now; 0 once lost. */
+  private long millisLeft() {
+    LeaseHold held;
+    synchronized (lock) {
+      held = hold;
+    }
+    if (held != null) {
+      return held.millisLeft();
+    }
+    long left = LeaseTiming.validUntil(sentNanos, lease.ttl()) - parts.ticker().nanoTime();
+    return context.leaseLost() ? 0 : Math.max(0, left / 1_000_000);
   }
 
   JobContext context() {
@@ -93,7 +101,14 @@ final class JobRun {
       }
       holding = true;
     }
-    watchdog.start();
+    LeaseHolds.Taken taken = parts.holds().hold(lease, sentNanos, job.policy().renewEvery(), this);
+    if (taken.held()) {
+      synchronized (lock) {
+        hold = taken.hold();
+      }
+    } else {
+      stop(StopReason.LEASE_LOST, "the lease's validity had passed before it could be held");
+    }
   }
 
   /**
@@ -104,25 +119,25 @@ final class JobRun {
    * @param seatSentNanos the ticker's reading just before the slot's acquisition was sent
    */
   ExecutionRecord run(Lease seat, long seatSentNanos) {
-    LeaseWatchdog seatWatchdog =
-        new LeaseWatchdog(
-            seat,
-            job.policy().renewEvery(),
-            seatSentNanos,
-            parts,
-            why -> {
-              slotLost = true;
-              stop(StopReason.LEASE_LOST, "slot " + seat.name() + " of its group: " + why);
-            },
-            () -> {});
-    seatWatchdog.start();
+    LeaseHolds.Taken taken =
+        parts
+            .holds()
+            .hold(
+                seat,
+                seatSentNanos,
+                job.policy().renewEvery(),
+                (h, loss) -> {
+                  synchronized (lock) {
+                    slotLost = true;
+                  }
+                  stop(
+                      StopReason.LEASE_LOST,
+                      "slot " + seat.name() + " of its group: " + loss.detail());
+                });
     try {
       return run();
     } finally {
-      seatWatchdog.stop();
-      if (seatWatchdog.millisLeft() > 0) {
-        release(parts.store(), seat);
-      }
+      taken.holdIfHeld().ifPresent(LeaseHold::release); // nothing after a loss
     }
   }
 
@@ -134,32 +149,10 @@ final class JobRun {
     synchronized (lock) {
       finished = true;
     }
-    watchdog.stop();
-    Outcome recorded = context.stopReason().map(JobRun::outcomeOf).orElse(outcome);
     if (!context.leaseLost()) {
       release();
     }
-    Instant now = parts.clock().instant();
-    log.warn(
-        "execution job={} firing={} node={} fence={} outcome={} detail={}",
-        job.name(),
-        context.firing(),
-        context.node(),
-        lease.fence(),
-        recorded.label(),
-        quoted(detail));
-    return new ExecutionRecord(
-        job.name(),
-        context.firing(),
-        context.node(),
-        lease.fence(),
-        context.trigger(),
-        now,
-        now,
-        recorded,
-        null,
-        detail,
-        null);
+    return RunRecords.notRun(context, lease.fence(), parts.clock().instant(), outcome, detail);
   }
 
   /** Runs the body on the calling thread, releases the lease and returns the history record. */
@@ -268,76 +261,36 @@ final class JobRun {
         Thread.interrupted(); // a stop that raced with the end of the body must not leak
       }
     }
-    watchdog.stop();
   }
 
   /** Releases the lease (unless lost), logs the execution line and returns the history record. */
   private ExecutionRecord record(Instant startedAt, long startNanos, JobResult result) {
-    Outcome outcome = context.stopReason().map(JobRun::outcomeOf).orElse(result.outcome());
-    String detail = result.detail();
-    if (context.stopReason().isPresent()) {
-      String why = "stopped: " + context.stopReason().get().name().toLowerCase().replace('_', ' ');
-      detail = detail == null ? why : why + "; " + detail;
+    boolean lostSlot;
+    synchronized (lock) {
+      lostSlot = slotLost;
     }
-    if (!context.leaseLost() || slotLost && watchdog.millisLeft() > 0) {
-      release(); // a lost group slot leaves the job's own lease to free
+    if (!context.leaseLost() || lostSlot) {
+      release(); // a lost group slot leaves the job's own lease to free (the hold knows if lost)
     }
     long millis = Duration.ofNanos(parts.ticker().nanoTime() - startNanos).toMillis();
-    ExecutionRecord record =
-        new ExecutionRecord(
-            job.name(),
-            context.firing(),
-            context.node(),
-            lease.fence(),
-            context.trigger(),
-            startedAt,
-            parts.clock().instant(),
-            outcome,
-            result.exitCode(),
-            detail,
-            result.output(),
-            context.attempt());
-    // failures at WARN; the fields again as key-value pairs for JSON logs
-    log.atLevel(outcome == Outcome.SUCCEEDED ? Level.INFO : Level.WARN)
-        .addKeyValue("job", job.name())
-        .addKeyValue("firing", context.firing().toString())
-        .addKeyValue("node", context.node())
-        .addKeyValue("fence", lease.fence())
-        .addKeyValue("trigger", context.trigger().label())
-        .addKeyValue("outcome", outcome.label())
-        .addKeyValue("attempt", context.attempt())
-        .addKeyValue("duration_ms", millis)
-        .log(
-            "execution job={} firing={} node={} fence={} trigger={} outcome={} duration={}{}{}",
-            job.name(),
-            context.firing(),
-            context.node(),
-            lease.fence(),
-            context.trigger().label(),
-            outcome.label(),
-            Durations.human(Duration.ofMillis(millis)),
-            context.attempt() == 1 ? "" : " attempt=" + context.attempt(),
-            detail == null ? "" : " detail=" + quoted(detail));
-    return record;
+    return RunRecords.ran(
+        context, lease.fence(), startedAt, parts.clock().instant(), millis, result);
   }
 
-  /** A detail as one quoted token: quotes and backslashes escaped, line breaks as \\n. */
+  /** A detail as one quoted token ({@link RunRecords#quoted}). */
   static String quoted(String detail) {
-    return "\""
-        + detail
-            .replace("\\", "\\\\")
-            .replace("\"", "\\\"")
-            .replace("\r", "\\r")
-            .replace("\n", "\\n")
-        + "\"";
+    return RunRecords.quoted(detail);
   }
 
-  private static Outcome outcomeOf(StopReason reason) {
-    return switch (reason) {
-      case LEASE_LOST -> Outcome.LEASE_LOST;
-      case TIMED_OUT -> Outcome.TIMED_OUT;
-      case SHUTDOWN -> Outcome.FAILED;
-    };
+  /** The hold of the run's lease: a loss stops the body (G4). */
+  @Override
+  public void lost(LeaseHold hold, LeaseHold.Loss loss) {
+    stop(StopReason.LEASE_LOST, loss.detail());
+  }
+
+  @Override
+  public void renewed(LeaseHold hold) {
+    context.leaseRenewed();
   }
 
   /** Asks the body to stop; the first reason wins. Safe from any thread. */
@@ -367,23 +320,16 @@ final class JobRun {
     }
   }
 
+  /** Frees the lease: through its hold (which does nothing once the lease was lost), if held. */
   private void release() {
-    release(parts.store(), lease);
-  }
-
-  /** Frees {@code lease}; a refusal or a store error only logs, the lease then ends by its TTL. */
-  static void release(LeaseStore store, Lease lease) {
-    try {
-      if (!store.release(lease)) {
-        log.warn(
-            "release refused job={} fence={}: the lease had expired", lease.name(), lease.fence());
-      }
-    } catch (RuntimeException e) {
-      log.warn(
-          "release failed job={} fence={}: {}; the lease ends by its TTL",
-          lease.name(),
-          lease.fence(),
-          e.toString());
+    LeaseHold held;
+    synchronized (lock) {
+      held = hold;
+    }
+    if (held != null) {
+      held.release();
+    } else {
+      parts.release(lease);
     }
   }
 }

@@ -26,10 +26,12 @@ import java.util.Set;
 final class JobSetChange {
   private final Slots slots;
   private final FiringTimer firingTimer;
+  private final SlotMachine.Feed feed;
 
-  JobSetChange(Slots slots, FiringTimer firingTimer) {
+  JobSetChange(Slots slots, FiringTimer firingTimer, SlotMachine.Feed feed) {
     this.slots = slots;
     this.firingTimer = firingTimer;
+    this.feed = feed;
   }
 
   /**
@@ -60,7 +62,13 @@ final class JobSetChange {
     }
     List<String> added = new ArrayList<>();
     List<String> replaced = new ArrayList<>();
-    removed.forEach(slots::retire);
+    for (String name : removed) {
+      JobSlot slot = slots.retire(name);
+      if (slot.phase() == JobSlot.Phase.BACKING_OFF
+          || slot.phase() == JobSlot.Phase.WAITING_FOR_LEASE) {
+        feed.apply(slot, new SlotMachine.Stopped()); // its timer was called off
+      }
+    }
     for (JobDefinition job : next.values()) {
       if (!current.contains(job.name())) {
         JobSlot slot = new JobSlot(job, slots.owner());

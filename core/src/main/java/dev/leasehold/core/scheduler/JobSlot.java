@@ -1,5 +1,6 @@
 package dev.leasehold.core.scheduler;
 
+import dev.leasehold.core.job.JobContext;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Instant;
@@ -61,10 +62,10 @@ final class JobSlot {
   static final int MAX_QUEUED = 64;
 
   /** The job as last configured; a reload may replace it ({@link #replace}), the name stays. */
-  volatile JobDefinition job;
+  JobDefinition job;
 
   private final SlotOwner owner;
-  private volatile boolean retired;
+  private boolean retired;
   private Phase phase = Phase.IDLE;
 
   /** Whether this node recorded a paused firing of the job and polls for its resume. */
@@ -102,13 +103,11 @@ final class JobSlot {
     retired = true;
     cancelTimers();
     clearQueued();
-    if (phase == Phase.BACKING_OFF || phase == Phase.WAITING_FOR_LEASE) {
-      enter(Phase.IDLE); // cancelTimers called the retry off
-    }
   }
 
-  /** Whether a reload removed the job. Any thread. */
+  /** Whether a reload removed the job. */
   boolean retired() {
+    owner.check();
     return retired;
   }
 
@@ -135,6 +134,9 @@ final class JobSlot {
           "job '" + job.name() + "': no transition from " + phase + " to " + next);
     }
     phase = next;
+    if (retry != null) {
+      retry.cancel(); // leaving a backoff or a lease wait calls its timer off
+    }
     retry = null;
     if (next != Phase.RUNNING) {
       running = null;
@@ -153,16 +155,9 @@ final class JobSlot {
     retry = task;
   }
 
-  /** Calls off a pending retry and goes idle. */
-  void cancelRetry() {
-    if (retry != null) {
-      retry.cancel();
-    }
-    enter(Phase.IDLE);
-  }
-
+  /** The run of the {@link Phase#RUNNING} step just entered. */
   void running(JobRun run) {
-    enter(Phase.RUNNING);
+    owner.check();
     running = run;
   }
 
@@ -234,12 +229,12 @@ final class JobSlot {
    * be reported as skipped while that run's lease held, else missed. Firings past their grace are
    * given up as missed.
    */
-  Optional<Instant> nextQueued(Instant now, JobRun ran, FiringRules rules) {
+  Optional<Instant> nextQueued(Instant now, JobContext ran, FiringRules rules) {
     owner.check();
     for (Instant f = queued.pollFirst(); f != null; f = queued.pollFirst()) {
       if (ran != null && rules.olderThanSkew(f, now)) {
-        String why = "previous firing " + ran.context().firing() + " still running";
-        boolean lost = ran.context().leaseLost();
+        String why = "previous firing " + ran.firing() + " still running";
+        boolean lost = ran.leaseLost();
         giveUp(f, lost ? Outcome.MISSED : Outcome.SKIPPED, lost ? why + " (lease lost)" : why);
       } else if (FiringRules.isMissed(job.policy().misfireGrace(), f, now)) {
         log.info("firing not run here job={} firing={}: past misfire-grace", job.name(), f);

@@ -1,24 +1,24 @@
 package dev.leasehold.core.scheduler;
 
+import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
-import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.lease.ClaimResult;
-import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NoticeNames;
+import dev.leasehold.core.lease.hold.LeaseHold;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,10 +51,10 @@ import org.slf4j.LoggerFactory;
  * after delivering and before its mark claim: at least once, with the event's {@code id} the same
  * in both deliveries. A sender that died before delivering is replaced: no loss.
  *
- * <p>What is not sent: rows that finished more than {@link #WINDOW} ago (a cluster that starts does
- * not replay old history), rows no longer among the job's newest {@link #ROWS}, and a row that
- * reaches the store only after a later firing of its job was marked (its writer could not reach the
- * store for a while). The two records per job are forgotten with the job's own ({@code
+ * <p>What is not sent: rows that finished more than {@link NoticeRows#WINDOW} ago (a cluster that
+ * starts does not replay old history), rows no longer among the job's newest {@link #ROWS}, and a
+ * row that reaches the store only after a later firing of its job was marked (its writer could not
+ * reach the store for a while). The two records per job are forgotten with the job's own ({@code
  * RemovedLeases}).
  *
  * <p>Store calls and deliveries run on the workers, never in the {@link SlotOwner}: a notifier that
@@ -65,9 +65,6 @@ final class NoticeDesk {
 
   /** How often every replica looks for rows nobody sent; also how old such a row must be. */
   static final Duration POLL = Duration.ofSeconds(5);
-
-  /** Rows that finished longer ago are never sent. */
-  static final Duration WINDOW = Duration.ofMinutes(15);
 
   /** Rows of a job read per pass: its pending last rows are among its newest. */
   static final int ROWS = 50;
@@ -80,21 +77,27 @@ final class NoticeDesk {
 
   private final SchedulerParts parts;
   private final Slots slots;
-  private final History history;
-  private final FiringRules rules;
+  private final SlotOwner owner;
+  private final NoticeRows rows;
   private final Notices notices;
-  private final Set<String> busy = ConcurrentHashMap.newKeySet();
-  private final Set<String> again = ConcurrentHashMap.newKeySet();
-  private final Object idle = new Object();
-  private volatile boolean stopped;
+
+  // the owner's: the jobs with a pass under way, those asked for another, and the poll
+  private final Set<String> busy = new HashSet<>();
+  private final Set<String> again = new HashSet<>();
+  private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
+  private boolean stopped;
   private Cancellable pollTask;
 
   NoticeDesk(
-      SchedulerParts parts, Slots slots, History history, FiringRules rules, Notices notices) {
+      SchedulerParts parts,
+      Slots slots,
+      ExecutionLog executionLog,
+      FiringRules rules,
+      Notices notices) {
     this.parts = parts;
     this.slots = slots;
-    this.history = history;
-    this.rules = rules;
+    this.owner = slots.owner();
+    this.rows = new NoticeRows(executionLog, rules, parts.clock());
     this.notices = notices;
   }
 
@@ -103,61 +106,68 @@ final class NoticeDesk {
     if (notices == Notices.NONE) {
       return;
     }
-    schedulePoll();
+    owner.run(this::schedulePoll);
   }
 
   /** Stops looking; passes under way finish their delivery (see {@link #awaitIdle}). */
   void stop() {
-    stopped = true;
-    synchronized (this) {
-      if (pollTask != null) {
-        pollTask.cancel();
-      }
-    }
+    owner.run(
+        () -> {
+          stopped = true;
+          if (pollTask != null) {
+            pollTask.cancel();
+          }
+        });
   }
 
   /** Waits up to {@code grace} for the passes under way. */
   void awaitIdle(Duration grace) {
-    long end = System.nanoTime() + grace.toNanos();
-    synchronized (idle) {
-      while (!busy.isEmpty()) {
-        long left = end - System.nanoTime();
-        if (left <= 0) {
-          log.warn("stopping with notifications of {} unsent", busy);
-          return;
-        }
-        try {
-          idle.wait(Math.max(1, left / 1_000_000));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
+    CompletableFuture<Void> idle =
+        owner.call(
+            () -> {
+              CompletableFuture<Void> f = new CompletableFuture<>();
+              idleWaiters.add(f);
+              changed();
+              return f;
+            });
+    try {
+      idle.get(Math.max(1, grace.toMillis()), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      log.warn("stopping with notifications of {} unsent", owner.call(() -> List.copyOf(busy)));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      // never completed exceptionally
     }
   }
 
   /** Any thread: this replica wrote {@code row}; a pass starts at once when it is a last row. */
   void written(ExecutionRecord row, boolean retrying) {
-    if (retrying || stopped || !notices.notifies(row.job()) || !notifiable(row.outcome())) {
+    if (retrying || !notices.notifies(row.job()) || !NoticeRows.notifiable(row.outcome())) {
       return;
     }
-    JobSlot slot = slots.find(row.job());
-    if (slot != null) {
-      pass(slot.job, Duration.ZERO);
-    }
+    owner.execute(
+        () -> {
+          JobSlot slot = slots.find(row.job());
+          if (slot != null && !stopped) {
+            pass(slot.job, Duration.ZERO);
+          }
+        });
   }
 
-  private synchronized void schedulePoll() {
+  /** Event. */
+  private void schedulePoll() {
     if (stopped) {
       return;
     }
     try {
-      pollTask = parts.timer().schedule(this::poll, POLL);
+      pollTask = owner.later(POLL, this::poll);
     } catch (RuntimeException e) {
       // the timer is closed: stopping
     }
   }
 
+  /** Timer event. */
   private void poll() {
     try {
       for (JobSlot slot : slots.all()) {
@@ -170,7 +180,7 @@ final class NoticeDesk {
     }
   }
 
-  /** Starts a pass for {@code job} on a worker, or asks the one under way for another. */
+  /** Event: starts a pass for {@code job} on a worker, or asks the one under way for another. */
   private void pass(JobDefinition job, Duration minAge) {
     String name = job.name();
     if (!busy.add(name)) {
@@ -182,32 +192,43 @@ final class NoticeDesk {
     try {
       parts.workers().execute(() -> run(job, minAge));
     } catch (RuntimeException e) {
-      done(name);
-    }
-  }
-
-  private void run(JobDefinition job, Duration minAge) {
-    String name = job.name();
-    try {
-      Duration age = minAge;
-      do {
-        again.remove(name);
-        try {
-          work(job, age);
-        } catch (RuntimeException e) {
-          log.debug("notification pass of job={} failed: {}", name, e.toString());
-        }
-        age = Duration.ZERO;
-      } while (!stopped && again.contains(name));
-    } finally {
-      done(name);
-    }
-  }
-
-  private void done(String name) {
-    synchronized (idle) {
       busy.remove(name);
-      idle.notifyAll();
+      changed();
+    }
+  }
+
+  /** Worker: one pass, then back to the owner, which starts another if one was asked for. */
+  private void run(JobDefinition job, Duration minAge) {
+    try {
+      work(job, minAge);
+    } catch (RuntimeException e) {
+      log.debug("notification pass of job={} failed: {}", job.name(), e.toString());
+    } finally {
+      owner.execute(() -> passed(job));
+    }
+  }
+
+  /** Event: a pass of {@code job} ended. */
+  private void passed(JobDefinition job) {
+    String name = job.name();
+    if (!stopped && again.remove(name)) {
+      try {
+        parts.workers().execute(() -> run(job, Duration.ZERO));
+        return;
+      } catch (RuntimeException e) {
+        // the workers are shut down
+      }
+    }
+    again.remove(name);
+    busy.remove(name);
+    changed();
+  }
+
+  /** Event: completes the waiters once no pass is under way. */
+  private void changed() {
+    if (busy.isEmpty() && !idleWaiters.isEmpty()) {
+      idleWaiters.forEach(w -> w.complete(null));
+      idleWaiters.clear();
     }
   }
 
@@ -215,21 +236,29 @@ final class NoticeDesk {
   private void work(JobDefinition job, Duration minAge) {
     LeaseStore store = parts.store();
     String name = job.name();
-    if (pending(job, mark(store, name), minAge, LOOK_ROWS).isEmpty()) {
+    if (rows.pending(job, mark(store, name), minAge, LOOK_ROWS).isEmpty()) {
       return;
     }
-    Optional<Lease> desk = store.acquire(NoticeNames.desk(name), parts.node(), job.policy().ttl());
+    // the desk is held as a run's lease is: renewed, and lost on a refusal or at its deadline
+    Optional<LeaseHold> desk =
+        parts
+            .holds()
+            .acquire(
+                NoticeNames.desk(name),
+                parts.node(),
+                job.policy().ttl(),
+                job.policy().renewEvery(),
+                LeaseHold.Listener.NONE)
+            .holdIfHeld();
     if (desk.isEmpty()) {
       log.debug("notifications of job={}: another replica is sending", name);
       return;
     }
-    AtomicBoolean lost = new AtomicBoolean();
-    Renewal renewal = new Renewal(desk.get(), job.policy(), lost);
+    LeaseHold holding = desk.get();
     try {
-      renewal.schedule();
       // read again under the desk: a pass that ended meanwhile moved the mark
-      for (ExecutionRecord row : pending(job, mark(store, name), Duration.ZERO, ROWS)) {
-        if (lost.get()) {
+      for (ExecutionRecord row : rows.pending(job, mark(store, name), Duration.ZERO, ROWS)) {
+        if (holding.lost()) {
           log.warn(
               "notifications of job={}: the desk lease was lost; another replica goes on", name);
           return;
@@ -257,10 +286,7 @@ final class NoticeDesk {
         }
       }
     } finally {
-      renewal.cancel();
-      if (!lost.get()) {
-        JobRun.release(store, desk.get());
-      }
+      holding.release(); // nothing after a loss
     }
   }
 
@@ -272,7 +298,7 @@ final class NoticeDesk {
   private void markSent(LeaseStore store, String job, Instant firing) {
     ClaimResult answer = store.tryClaim(NoticeNames.mark(job), firing, parts.node(), MARK_TTL);
     if (answer.kind() == ClaimResult.Kind.WON) {
-      JobRun.release(store, answer.lease());
+      parts.release(answer.lease());
     } else if (answer.kind() == ClaimResult.Kind.HELD) {
       log.warn(
           "notification of job={} firing={} sent but not marked: the mark was held; it may be"
@@ -281,94 +307,5 @@ final class NoticeDesk {
           firing);
     }
     // ALREADY_RUN: a pass that lost the desk while sending marked it (or a later firing) first
-  }
-
-  /**
-   * The job's last rows past {@code mark} among its newest {@code rows}, finished within {@link
-   * #WINDOW} and at least {@code minAge} ago, one per firing (its highest attempt), oldest firing
-   * first.
-   */
-  private List<ExecutionRecord> pending(
-      JobDefinition job, Instant mark, Duration minAge, int rows) {
-    Instant now = parts.clock().instant();
-    Instant oldest = now.minus(WINDOW);
-    Map<Instant, ExecutionRecord> byFiring = new HashMap<>();
-    for (ExecutionRecord r : history.rows(job.name(), rows)) {
-      if (mark != null && !r.fireTime().isAfter(mark)) {
-        continue;
-      }
-      byFiring.merge(r.fireTime(), r, (a, b) -> a.attempt() >= b.attempt() ? a : b);
-    }
-    List<ExecutionRecord> pending = new ArrayList<>();
-    for (ExecutionRecord r : byFiring.values()) {
-      if (notifiable(r.outcome())
-          && r.finishedAt().isAfter(oldest)
-          && !r.finishedAt().plus(minAge).isAfter(now)
-          && !rules.afterRun(job.policy().retry(), job.schedule(), r).retrying()) {
-        pending.add(r);
-      }
-    }
-    pending.sort(Comparator.comparing(ExecutionRecord::fireTime));
-    return pending;
-  }
-
-  /**
-   * Rows that can make an event: not skipped, paused or reset firings, nor the trigger queue's
-   * request rows.
-   */
-  static boolean notifiable(Outcome outcome) {
-    return outcome != Outcome.SKIPPED
-        && outcome != Outcome.PAUSED
-        && outcome != Outcome.RESET
-        && outcome != Outcome.REQUESTED
-        && outcome != Outcome.TAKEN;
-  }
-
-  /** Renews the desk lease every {@code renew-every} on a worker; a refusal marks it lost. */
-  private final class Renewal {
-    private final Lease lease;
-    private final JobPolicy policy;
-    private final AtomicBoolean lost;
-    private volatile boolean cancelled;
-    private Cancellable task;
-
-    Renewal(Lease lease, JobPolicy policy, AtomicBoolean lost) {
-      this.lease = lease;
-      this.policy = policy;
-      this.lost = lost;
-    }
-
-    synchronized void schedule() {
-      if (cancelled) {
-        return;
-      }
-      task =
-          parts.timer().schedule(() -> parts.workers().execute(this::renew), policy.renewEvery());
-    }
-
-    private void renew() {
-      if (cancelled) {
-        return;
-      }
-      boolean renewed;
-      try {
-        renewed = parts.store().renew(lease, policy.ttl());
-      } catch (RuntimeException e) {
-        log.debug("renewal of {} failed: {}", lease.name(), e.toString());
-        renewed = true; // tried again at the next step; the lease may still run out
-      }
-      if (!renewed) {
-        lost.set(true);
-        return;
-      }
-      schedule();
-    }
-
-    synchronized void cancel() {
-      cancelled = true;
-      if (task != null) {
-        task.cancel();
-      }
-    }
   }
 }

@@ -50,18 +50,23 @@ final class Retries {
   private final FiringRules rules;
   private final SchedulerParts parts;
   private final History history;
-  private final ClaimLoop loop;
+  private final SlotMachine.Feed feed;
   private final SlotOwner owner;
   private final Map<JobSlot, TreeMap<Instant, Run>> pending = new HashMap<>();
   private final Map<JobSlot, Run> following = new HashMap<>();
   private final Set<JobSlot> polling = new HashSet<>();
 
-  Retries(Slots slots, FiringRules rules, SchedulerParts parts, History history, ClaimLoop loop) {
+  Retries(
+      Slots slots,
+      FiringRules rules,
+      SchedulerParts parts,
+      History history,
+      SlotMachine.Feed feed) {
     this.slots = slots;
     this.rules = rules;
     this.parts = parts;
     this.history = history;
-    this.loop = loop;
+    this.feed = feed;
     this.owner = slots.owner();
   }
 
@@ -87,6 +92,9 @@ final class Retries {
 
   /** Event: this node's run ended in {@code row}, already recorded. */
   void ran(JobSlot slot, ExecutionRecord row, FiringRules.AfterRun after) {
+    if (row.trigger() != TriggerKind.SCHEDULED) {
+      return; // a manual run is never retried and follows no firing
+    }
     Run followed = following.get(slot);
     if (followed != null && !followed.firing().isAfter(row.fireTime())) {
       following.remove(slot);
@@ -146,7 +154,7 @@ final class Retries {
         wait.isNegative() ? Duration.ZERO : wait,
         () -> {
           if (slots.accepting() && isRetry(slot, at)) {
-            loop.dispatch(slot, at);
+            feed.apply(slot, new SlotMachine.Due(at));
           }
         });
   }

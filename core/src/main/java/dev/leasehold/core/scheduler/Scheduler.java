@@ -2,7 +2,6 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
-import dev.leasehold.core.job.StopReason;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
@@ -12,6 +11,7 @@ import dev.leasehold.core.time.Ticker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,45 +21,22 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The application service: fires every job at its scheduled instants, on exactly one replica. This
- * class keeps the life cycle (start, stop), the manual trigger and the wiring; the parts are:
- *
- * <ul>
- *   <li>{@link FiringRules}: the firing arithmetic (missed, skew horizon, catch-up, coalescing,
- *       retry worth, backoff), pure and table-tested;
- *   <li>{@link FiringTimer}: one timer task per job's next firing; catch-up at start (G9);
- *   <li>{@link SlotOwner}: the one owner of every {@link JobSlot} (in {@link Slots}: each job's
- *       phase and queue) and of the batch; timers, workers and this class hand it events;
- *   <li>{@link ClaimLoop}: dispatch, batched claim steps ({@link ClaimBatch}, {@link ClaimStep}:
- *       {@link LeaseStore#tryClaim}, {@link LeaseStore#claimAll}), idle;
- *   <li>{@link ClaimAnswers}: one step per answer, backoff (G8);
- *   <li>{@link JobRun} with its {@link LeaseWatchdog}: the body under a lease (G4, G5);
- *   <li>{@link UnrunFirings}: firings nobody ran, reported once cluster-wide through a claim;
- *   <li>{@link Retries}: a failed run's retry, claimed as a firing of its own on any replica;
- *   <li>{@link History}: the one writer of history rows;
- *   <li>{@link NoticeDesk}: each firing's notification, sent by one replica, handed over when it
- *       dies;
- *   <li>{@link ManualTrigger}: {@link #trigger}, which touches no slot;
- *   <li>{@link TriggerRequests}: the requests of {@code leasehold trigger}, taken once cluster-wide
- *       under the job's lease (when {@link Builder#takeTriggerRequests} is set);
- *   <li>{@link JobSetChange}: {@link #replaceJobs} (a reload), one event of the owner.
- * </ul>
+ * class keeps the life cycle, the manual trigger, the reload and the wiring. Every job's state is
+ * the {@link SlotOwner}'s; a slot's life is the table of {@link SlotMachine}, applied by {@link
+ * ClaimLoop} and performed by {@link SlotEffects}; the firing arithmetic is {@link FiringRules}.
+ * docs/architecture.md ("The parts of the scheduler") lists every part.
  */
 public final class Scheduler implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
   /** How long {@link #close} lets running jobs finish; {@code shutdown-grace} by default. */
   public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
-
-  /** How long a stop waits at most for notifications being sent (after the runs ended). */
-  static final Duration NOTICE_GRACE = Duration.ofSeconds(10);
 
   /** Default for {@link Builder#clockSkewAllowance}. */
   public static final Duration DEFAULT_SKEW_ALLOWANCE = Duration.ofSeconds(2);
@@ -69,49 +46,46 @@ public final class Scheduler implements AutoCloseable {
 
   private final SchedulerParts parts;
   private final Slots slots;
-  private final History history;
   private final ClaimLoop loop;
   private final FiringTimer firingTimer;
   private final JobSetChange jobSet;
   private final TriggerRequests requests;
   private final NoticeDesk desk;
-  private final boolean ownsTimer;
-  private final ExecutorService ownedWorkers;
+  private final Shutdown shutdown;
 
   private Scheduler(Builder b) {
-    this.ownsTimer = b.timer == null;
+    boolean ownsTimer = b.timer == null;
     TaskTimer timer = ownsTimer ? TaskTimer.system("leasehold-timer") : b.timer;
-    Executor workers = b.workers;
-    if (workers == null) {
-      AtomicInteger n = new AtomicInteger();
-      ownedWorkers =
-          Executors.newCachedThreadPool(
-              r -> {
-                Thread t = new Thread(r, "leasehold-worker-" + n.incrementAndGet());
-                t.setDaemon(true);
-                return t;
-              });
-      workers = ownedWorkers;
-    } else {
-      ownedWorkers = null;
-    }
-    this.parts = new SchedulerParts(b.node, b.store, b.clock, b.ticker, timer, workers, b.groups);
+    ExecutorService ownedWorkers = b.workers == null ? Shutdown.workerPool() : null;
+    Executor workers = b.workers == null ? ownedWorkers : b.workers;
+    this.parts = new SchedulerParts(b.node, b.store, b.clock, b.ticker, timer, workers);
     this.slots = new Slots(b.jobs.values(), new SlotOwner(timer), b.ticker);
-    this.history = new History(b.executionLog, b.listener, timer, workers);
     FiringRules rules = new FiringRules(b.skewAllowance);
+    this.desk = new NoticeDesk(parts, slots, b.executionLog, rules, b.notices);
+    History history =
+        new History(
+            b.executionLog,
+            b.listener,
+            slots.owner(),
+            workers,
+            b.notices == Notices.NONE ? History.Written.NONE : desk::written);
     this.loop =
         new ClaimLoop(
-            slots, rules, parts, history, new UnrunFirings(parts, history), b.batchWindow);
+            slots,
+            rules,
+            parts,
+            history,
+            new UnrunFirings(parts, history),
+            b.groups,
+            b.batchWindow);
     this.firingTimer = new FiringTimer(slots, rules, parts, loop);
-    this.jobSet = new JobSetChange(slots, firingTimer);
+    this.jobSet = new JobSetChange(slots, firingTimer, loop);
     this.requests =
         b.requestPoll == null
             ? null
-            : new TriggerRequests(slots, parts, b.executionLog, history, b.requestPoll);
-    this.desk = new NoticeDesk(parts, slots, history, rules, b.notices);
-    if (b.notices != Notices.NONE) {
-      history.desk(desk);
-    }
+            : new TriggerRequests(slots, parts, b.executionLog, loop, b.requestPoll);
+    this.shutdown =
+        new Shutdown(parts, slots, loop, requests, history, desk, ownsTimer, ownedWorkers);
   }
 
   public static Builder builder() {
@@ -123,12 +97,13 @@ public final class Scheduler implements AutoCloseable {
   }
 
   public List<JobDefinition> jobs() {
-    return slots.all().stream().map(s -> s.job).toList();
+    return slots.read(() -> slots.all().stream().map(s -> s.job).toList());
   }
 
   /** The next firing of {@code job} after now, as this node's clock sees it. */
   public Optional<Instant> nextFiring(String job) {
-    return slots.get(job).job.schedule().nextAfter(parts.clock().instant());
+    JobDefinition definition = slots.read(() -> slots.get(job).job);
+    return definition.schedule().nextAfter(parts.clock().instant());
   }
 
   /** Starts firing every job. */
@@ -145,7 +120,7 @@ public final class Scheduler implements AutoCloseable {
       requests.start();
     }
     desk.start();
-    log.info("scheduler started node={} jobs={}", parts.node(), slots.all().size());
+    log.info("scheduler started node={} jobs={}", parts.node(), jobs().size());
   }
 
   /**
@@ -181,67 +156,34 @@ public final class Scheduler implements AutoCloseable {
   }
 
   /**
-   * Runs {@code job} once now, in the calling thread, cluster-wide once: it takes the job's lease
-   * with {@link LeaseStore#acquire}, so it never overlaps a scheduled run and never moves the
-   * watermark. The execution is recorded as {@link TriggerKind#MANUAL}.
+   * Runs {@code job} once now, in the calling thread, cluster-wide once, through the job's slot as
+   * a {@link ManualRun}: it takes the job's lease with {@link LeaseStore#acquire}, so it never
+   * overlaps a scheduled run and never moves the watermark, and runs through the job's group, the
+   * history and the notifications. The execution is recorded as {@link TriggerKind#MANUAL}.
    *
-   * @return the record, or empty when the lease is held elsewhere
+   * @return the record, or empty when the lease is held elsewhere or the job has a claim or run in
+   *     flight on this node
    * @throws IllegalArgumentException for an unknown job
    * @throws LeaseStoreException when the store cannot be reached, or its answer came after the
    *     lease's validity had passed (the lease is then released and nothing runs)
    */
   public Optional<ExecutionRecord> trigger(String job) {
-    return new ManualTrigger(parts, history).run(slots.get(job).job);
+    JobSlot slot = slots.read(() -> slots.get(job));
+    ManualRun run =
+        ManualRun.onCallingThread(parts.clock().instant().truncatedTo(ChronoUnit.MILLIS));
+    slots.owner().execute(() -> loop.apply(slot, new SlotMachine.Trigger(run)));
+    return run.await();
   }
 
   /**
-   * Graceful stop: claims nothing more, waits up to {@code grace} for running jobs, then asks the
-   * rest to stop (they are interrupted) and waits for them to end and release their leases.
+   * Graceful stop ({@link Shutdown}): claims nothing more, waits up to {@code grace} for running
+   * jobs, then asks the rest to stop (they are interrupted) and waits for them to end and release
+   * their leases.
    */
   public void stop(Duration grace) {
-    SlotOwner owner = slots.owner();
-    boolean first =
-        owner.call(
-            () -> {
-              if (!slots.stop()) {
-                return false;
-              }
-              loop.stop();
-              return true;
-            });
-    if (!first) {
-      return;
+    if (shutdown.run(grace)) {
+      log.info("scheduler stopped node={}", parts.node());
     }
-    if (requests != null) {
-      requests.stop();
-    }
-    long waitStart = parts.ticker().nanoTime();
-    slots.awaitIdle(grace);
-    if (requests != null) {
-      requests.awaitIdle(grace.minusNanos(parts.ticker().nanoTime() - waitStart));
-    }
-    List<JobRun> stragglers =
-        owner.call(() -> slots.withRetired().stream().flatMap(s -> s.running().stream()).toList());
-    for (JobRun run : stragglers) {
-      run.stop(StopReason.SHUTDOWN, "shutdown grace ran out");
-    }
-    if (requests != null) {
-      requests.stopRunning(StopReason.SHUTDOWN, "shutdown grace ran out");
-    }
-    slots.awaitIdle(Duration.ofSeconds(30));
-    if (requests != null) {
-      requests.awaitIdle(Duration.ofSeconds(30));
-    }
-    history.flushAtStop();
-    desk.stop(); // the runs that ended in the grace started their passes
-    desk.awaitIdle(grace.isZero() ? Duration.ZERO : NOTICE_GRACE);
-    if (ownsTimer) {
-      parts.timer().close();
-    }
-    if (ownedWorkers != null) {
-      ownedWorkers.shutdown();
-    }
-    log.info("scheduler stopped node={}", parts.node());
   }
 
   @Override

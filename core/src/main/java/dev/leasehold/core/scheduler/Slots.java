@@ -12,13 +12,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Every job's {@link JobSlot}, with the scheduler's life state: whether it takes new firings, and
  * whether it was stopped. Owned by the {@link SlotOwner}: only events change it. The set of jobs
- * changes only in events ({@link #add}, {@link #retire}: a reload), each time by publishing a new
- * immutable map, so {@link #all} and {@link #get} may be read from any thread (they hand out slots,
- * whose state only the owner reads); so may {@link #accepting}, which only the owner writes.
+ * changes only in events ({@link #add}, {@link #retire}: a reload). Every method checks that it
+ * runs inside the owner; another thread asks through {@link #read}, which runs its question as an
+ * event.
  *
  * <p>A retired slot (its job was removed by a reload) leaves {@link #all} at once but is kept, in
  * {@link #withRetired}, until its claim or run in flight has ended: a stop still waits for it and
@@ -27,10 +28,10 @@ import java.util.concurrent.TimeoutException;
 final class Slots {
   private final SlotOwner owner;
   private final Ticker ticker;
-  private volatile Map<String, JobSlot> byName;
+  private Map<String, JobSlot> byName;
   private final List<JobSlot> retired = new ArrayList<>();
   private final List<CompletableFuture<Void>> idleWaiters = new ArrayList<>();
-  private volatile boolean accepting;
+  private boolean accepting;
   private boolean stopped;
 
   Slots(Collection<JobDefinition> jobs, SlotOwner owner, Ticker ticker) {
@@ -47,7 +48,14 @@ final class Slots {
     return owner;
   }
 
+  /** Any thread: {@code question} answered inside the owner (at once when already inside). */
+  <T> T read(Supplier<T> question) {
+    return owner.owns() ? question.get() : owner.call(question);
+  }
+
+  /** Event: the slots of the jobs (the retired ones not). */
   Collection<JobSlot> all() {
+    owner.check();
     return byName.values();
   }
 
@@ -88,7 +96,7 @@ final class Slots {
 
   /** Whether {@code slot} takes new firings: the scheduler does and the job was not removed. */
   boolean accepting(JobSlot slot) {
-    return accepting && !slot.retired();
+    return accepting() && !slot.retired();
   }
 
   /**
@@ -102,13 +110,15 @@ final class Slots {
     return slot;
   }
 
-  /** The slot of {@code job}, or null when no job has that name. Any thread. */
+  /** Event: the slot of {@code job}, or null when no job has that name. */
   JobSlot find(String job) {
+    owner.check();
     return byName.get(job);
   }
 
-  /** Whether new firings are taken: after start, until stop. Any thread. */
+  /** Event: whether new firings are taken: after start, until stop. */
   boolean accepting() {
+    owner.check();
     return accepting;
   }
 

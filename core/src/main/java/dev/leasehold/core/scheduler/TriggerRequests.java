@@ -2,14 +2,10 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
-import dev.leasehold.core.job.Outcome;
-import dev.leasehold.core.job.StopReason;
-import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -33,8 +29,11 @@ import org.slf4j.LoggerFactory;
  * acquisition and before the taken row leaves the request open: another replica takes it once the
  * lease's TTL has passed, while the request is open.
  *
- * <p>Threads: the poll and each take run on the scheduler's workers; at most one take per job is in
- * flight on this node.
+ * <p>The take is a {@link ManualRun} through the job's slot, like every manual run: the slot
+ * refuses it while the job has a claim or run in flight here (the next poll offers it again), so
+ * this node takes at most one request per job at a time, and the run goes through the job's group,
+ * the history and the notifications. The poll reads on a worker; what this node handled is the
+ * {@link SlotOwner}'s, changed only by its events.
  */
 final class TriggerRequests {
   private static final Logger log = LoggerFactory.getLogger(TriggerRequests.class);
@@ -48,12 +47,12 @@ final class TriggerRequests {
   private final Slots slots;
   private final SchedulerParts parts;
   private final ExecutionLog executionLog;
-  private final History history;
+  private final SlotMachine.Feed feed;
   private final Duration every;
-  private final Object lock = new Object();
+  private final SlotOwner owner;
+
+  // the owner's
   private final Set<String> handled = new LinkedHashSet<>();
-  private final Set<String> taking = new HashSet<>();
-  private final Set<JobRun> running = new HashSet<>();
   private boolean stopped;
   private Cancellable next;
 
@@ -61,216 +60,152 @@ final class TriggerRequests {
       Slots slots,
       SchedulerParts parts,
       ExecutionLog executionLog,
-      History history,
+      SlotMachine.Feed feed,
       Duration every) {
     this.slots = slots;
     this.parts = parts;
     this.executionLog = executionLog;
-    this.history = history;
+    this.feed = feed;
     this.every = every;
+    this.owner = slots.owner();
   }
 
   void start() {
-    schedule(Duration.ZERO);
+    owner.run(() -> schedule(Duration.ZERO));
   }
 
-  /** No new poll or take; runs in flight go on ({@link #stopRunning}, {@link #awaitIdle}). */
+  /** No new poll or take; runs in flight are the slots' (a stop waits for them and stops them). */
   void stop() {
-    synchronized (lock) {
-      stopped = true;
-      if (next != null) {
-        next.cancel();
-      }
-      lock.notifyAll();
-    }
-  }
-
-  /** Asks the requested runs still going to stop. */
-  void stopRunning(StopReason reason, String why) {
-    List<JobRun> runs;
-    synchronized (lock) {
-      runs = List.copyOf(running);
-    }
-    runs.forEach(r -> r.stop(reason, why));
-  }
-
-  /** Waits up to {@code limit} (on the ticker) until no take or run is in flight here. */
-  void awaitIdle(Duration limit) {
-    long end = parts.ticker().nanoTime() + limit.toNanos();
-    synchronized (lock) {
-      while (!taking.isEmpty()) {
-        long left = end - parts.ticker().nanoTime();
-        if (left <= 0) {
-          return;
-        }
-        try {
-          lock.wait(Math.max(1, Math.min(left / 1_000_000, 100)));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        }
-      }
-    }
-  }
-
-  private void schedule(Duration delay) {
-    synchronized (lock) {
-      if (stopped) {
-        return;
-      }
-      try {
-        next = parts.timer().schedule(() -> parts.workers().execute(this::poll), delay);
-      } catch (RuntimeException e) {
-        stopped = true; // the timer is closed
-      }
-    }
-  }
-
-  /** Worker: one read of the queue; every open request of a job of this node goes to a take. */
-  void poll() {
-    try {
-      List<ExecutionRecord> rows;
-      try {
-        rows = executionLog.recent(TriggerRequest.QUEUE, ROWS);
-      } catch (RuntimeException e) {
-        log.debug("reading the trigger requests failed: {}", e.toString());
-        return;
-      }
-      Instant now = parts.clock().instant();
-      for (ExecutionRecord row : rows) {
-        Optional<TriggerRequest> request = TriggerRequest.of(row);
-        if (request.isEmpty()) {
-          continue;
-        }
-        TriggerRequest r = request.get();
-        JobDefinition job = job(r.job());
-        if (job == null || isHandled(r.id())) {
-          continue;
-        }
-        if (r.takenIn(rows).isPresent() || now.isAfter(r.until())) {
-          handled(r.id());
-          continue;
-        }
-        synchronized (lock) {
-          if (stopped || !taking.add(r.job())) {
-            continue; // one take per job at a time; the next poll sees it again
+    owner.run(
+        () -> {
+          stopped = true;
+          if (next != null) {
+            next.cancel();
           }
-        }
-        parts.workers().execute(() -> take(r, job));
-      }
-    } finally {
-      schedule(every);
-    }
+        });
   }
 
-  private JobDefinition job(String name) {
-    JobSlot slot = slots.find(name);
-    return slot == null ? null : slot.job;
-  }
-
-  private void take(TriggerRequest request, JobDefinition job) {
-    try {
-      takeOnce(request, job);
-    } catch (RuntimeException e) {
-      log.warn(
-          "trigger request {} of job={} not taken here now: {}",
-          request.id(),
-          request.job(),
-          e.toString());
-    } finally {
-      synchronized (lock) {
-        taking.remove(request.job());
-        lock.notifyAll();
-      }
-    }
-  }
-
-  private void takeOnce(TriggerRequest request, JobDefinition job) {
-    long sent = parts.ticker().nanoTime();
-    Optional<Lease> acquired = parts.store().acquire(job.name(), parts.node(), job.policy().ttl());
-    if (acquired.isEmpty()) {
-      return; // a run holds the job's lease: the next poll tries again
-    }
-    Lease lease = acquired.get();
-    if (!LeaseWatchdog.answeredInTime(sent, lease.ttl(), parts.ticker().nanoTime())) {
-      JobRun.release(parts.store(), lease);
+  /** Event. */
+  private void schedule(Duration delay) {
+    if (stopped) {
       return;
     }
-    JobRun run;
     try {
-      List<ExecutionRecord> rows = executionLog.recent(TriggerRequest.QUEUE, ROWS);
-      Optional<ExecutionRecord> taken = request.takenIn(rows);
-      Instant now = parts.clock().instant();
-      String gone =
-          taken.isPresent()
-              ? "taken by " + taken.get().node()
-              : !request.requestedIn(rows)
-                  ? "no longer among the newest " + ROWS + " rows of the queue"
-                  : now.isAfter(request.until())
-                      ? "no longer open (until " + request.until() + ")"
-                      : null;
-      if (gone != null || stopped()) {
-        JobRun.release(parts.store(), lease);
-        if (gone != null) {
-          handled(request.id());
-          log.debug("trigger request {} of job={}: {}", request.id(), job.name(), gone);
-        }
-        return;
-      }
-      executionLog.record(request.takenRow(parts.node(), lease.fence(), now));
-      handled(request.id());
-      run = new JobRun(job, lease, request.at(), 1, TriggerKind.MANUAL, sent, parts);
+      next =
+          owner.later(
+              delay,
+              () -> {
+                if (!stopped) {
+                  parts.workers().execute(this::poll);
+                }
+              });
     } catch (RuntimeException e) {
-      JobRun.release(parts.store(), lease);
-      throw e;
+      stopped = true; // the timer is closed
     }
+  }
+
+  /** Worker: one read of the queue, handed to the owner. */
+  void poll() {
+    List<ExecutionRecord> rows;
+    try {
+      rows = executionLog.recent(TriggerRequest.QUEUE, ROWS);
+    } catch (RuntimeException e) {
+      log.debug("reading the trigger requests failed: {}", e.toString());
+      rows = null;
+    }
+    List<ExecutionRecord> read = rows;
+    owner.execute(
+        () -> {
+          try {
+            if (read != null) {
+              offer(read);
+            }
+          } finally {
+            schedule(every);
+          }
+        });
+  }
+
+  /** Event: every open request of a job of this node goes to the job's slot. */
+  private void offer(List<ExecutionRecord> rows) {
+    Instant now = parts.clock().instant();
+    for (ExecutionRecord row : rows) {
+      Optional<TriggerRequest> request = TriggerRequest.of(row);
+      if (request.isEmpty() || stopped) {
+        continue;
+      }
+      TriggerRequest r = request.get();
+      JobSlot slot = slots.find(r.job());
+      if (slot == null || handled.contains(r.id())) {
+        continue;
+      }
+      if (r.takenIn(rows).isPresent() || now.isAfter(r.until())) {
+        handled(r.id());
+        continue;
+      }
+      JobDefinition job = slot.job;
+      ManualRun run =
+          ManualRun.onWorkers(
+              r.at(),
+              parts.workers(),
+              lease -> take(r, job, lease),
+              record -> record.withDetail(r.runDetail(record.detail())));
+      run.result()
+          .whenComplete(
+              (ran, e) -> {
+                if (e != null) {
+                  log.warn(
+                      "trigger request {} of job={} not taken here now: {}",
+                      r.id(),
+                      r.job(),
+                      e.toString());
+                }
+              });
+      feed.apply(slot, new SlotMachine.Trigger(run));
+    }
+  }
+
+  /**
+   * On the run's worker, under the job's lease: reads the queue again; unless the request was
+   * taken, left the rows read or closed meanwhile, writes its taken row.
+   */
+  private boolean take(TriggerRequest request, JobDefinition job, Lease lease) {
+    List<ExecutionRecord> rows = executionLog.recent(TriggerRequest.QUEUE, ROWS);
+    Optional<ExecutionRecord> taken = request.takenIn(rows);
+    Instant now = parts.clock().instant();
+    String gone =
+        taken.isPresent()
+            ? "taken by " + taken.get().node()
+            : !request.requestedIn(rows)
+                ? "no longer among the newest " + ROWS + " rows of the queue"
+                : now.isAfter(request.until())
+                    ? "no longer open (until " + request.until() + ")"
+                    : null;
+    if (gone != null || !slots.read(slots::accepting)) {
+      if (gone != null) {
+        owner.execute(() -> handled(request.id()));
+        log.debug("trigger request {} of job={}: {}", request.id(), job.name(), gone);
+      }
+      return false;
+    }
+    executionLog.record(request.takenRow(parts.node(), lease.fence(), now));
+    owner.execute(() -> handled(request.id()));
     log.info(
         "trigger request {} taken job={} fence={} requested by {}",
         request.id(),
         job.name(),
         lease.fence(),
         request.by());
-    ExecutionRecord record;
-    if (!LeaseWatchdog.answeredInTime(sent, lease.ttl(), parts.ticker().nanoTime())) {
-      record =
-          run.notRun(
-              Outcome.LEASE_LOST,
-              "the lease's validity passed before the requested run could start");
-    } else {
-      synchronized (lock) {
-        running.add(run);
-      }
-      try {
-        record = run.run();
-      } finally {
-        synchronized (lock) {
-          running.remove(run);
-        }
-      }
-    }
-    history.record(record.withDetail(request.runDetail(record.detail())));
+    return true;
   }
 
-  private boolean stopped() {
-    synchronized (lock) {
-      return stopped;
-    }
-  }
-
-  private boolean isHandled(String id) {
-    synchronized (lock) {
-      return handled.contains(id);
-    }
-  }
-
+  /** Event. */
   private void handled(String id) {
-    synchronized (lock) {
-      handled.add(id);
-      if (handled.size() > REMEMBERED) {
-        Iterator<String> oldest = handled.iterator();
-        oldest.next();
-        oldest.remove();
-      }
+    handled.add(id);
+    if (handled.size() > REMEMBERED) {
+      Iterator<String> oldest = handled.iterator();
+      oldest.next();
+      oldest.remove();
     }
   }
 }

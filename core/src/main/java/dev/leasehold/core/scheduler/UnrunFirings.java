@@ -105,7 +105,7 @@ final class UnrunFirings {
    * row.
    */
   void report(JobDefinition job, Instant firing, Lease lease, JobSlot.Unrun unrun) {
-    JobRun.release(parts.store(), lease);
+    parts.release(lease);
     Instant now = parts.clock().instant();
     ExecutionRecord record =
         new ExecutionRecord(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
+import dev.leasehold.core.lease.hold.LeaseTiming;
 import dev.leasehold.core.schedule.Schedule;
 import java.time.Duration;
 import java.time.Instant;
@@ -142,9 +143,9 @@ class FiringRulesTest {
   void anAnswerCountsOnlyBeforeTheLeaseValidityCountedFromTheSend(
       long sent, long ttl, long answered, boolean inTime) {
     long ms = 1_000_000;
-    assertThat(LeaseWatchdog.answeredInTime(sent * ms, Duration.ofMillis(ttl), answered * ms))
+    assertThat(LeaseTiming.answeredInTime(sent * ms, Duration.ofMillis(ttl), answered * ms))
         .isEqualTo(inTime);
-    assertThat(LeaseWatchdog.validUntil(sent * ms, Duration.ofMillis(ttl)))
+    assertThat(LeaseTiming.validUntil(sent * ms, Duration.ofMillis(ttl)))
         .isEqualTo((sent + ttl - ttl / 10) * ms);
   }
 

@@ -58,8 +58,9 @@ class HistoryRetryTest {
               heard.incrementAndGet();
             }
           },
-          time,
-          time.workers());
+          new SlotOwner(time),
+          time.workers(),
+          History.Written.NONE);
 
   @AfterEach
   void tearDown() {
