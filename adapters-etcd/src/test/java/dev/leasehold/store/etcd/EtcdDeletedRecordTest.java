@@ -5,7 +5,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.WatermarkRestoreCases;
+import dev.leasehold.storekit.lease.WatermarkRestoreCases;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;

@@ -1,7 +1,7 @@
 package dev.leasehold.store.etcd;
 
 import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.LeaseStoreContract;
+import dev.leasehold.storekit.lease.LeaseStoreContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

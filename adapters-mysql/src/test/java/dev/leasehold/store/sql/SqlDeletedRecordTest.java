@@ -2,9 +2,9 @@ package dev.leasehold.store.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.core.lease.DeletedRecordCases;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.storekit.lease.DeletedRecordCases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
-import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.ServerAvailability;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

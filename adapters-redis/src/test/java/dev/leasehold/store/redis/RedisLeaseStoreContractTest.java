@@ -1,8 +1,8 @@
 package dev.leasehold.store.redis;
 
 import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.LeaseStoreContract;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.storekit.lease.LeaseStoreContract;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
