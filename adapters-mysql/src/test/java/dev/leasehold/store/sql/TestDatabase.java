@@ -123,6 +123,13 @@ final class TestDatabase implements AutoCloseable {
     return new SqlStoreFactory().open(settings());
   }
 
+  /** A new, independent client with its own pool (no migration), with every part of the store. */
+  StoreBackend newBackend() {
+    StoreSettings settings = settings();
+    return new SqlStoreBackend(
+        SqlStoreFactory.pool(vendor, settings, settings.commandTimeout(), 5, "t"), vendor);
+  }
+
   /** A new, independent client with its own pool (no migration). */
   LeaseStore newLeaseStore() {
     return leaseStore(settings());

@@ -1,6 +1,6 @@
 package dev.leasehold.store.redis;
 
-import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
 import dev.leasehold.storekit.lease.LeaseStoreContract;
 import java.util.List;
@@ -29,7 +29,7 @@ class RedisLeaseStoreContractTest extends LeaseStoreContract {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return RedisLeaseStore.open(settings(PREFIX));
+  protected StoreBackend createBackend() {
+    return new RedisStoreFactory().open(settings(PREFIX));
   }
 }

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  *
  * <pre>{@code
  * class RedisDeletedRecordTest extends DeletedRecordCases {
- *   protected LeaseStore createStore() { return ...; }
+ *   protected StoreBackend createBackend() { return ...; }
  *   protected void deleteRecordByHand(String name) { ... DEL lh:{name}:meta ... }
  * }
  * }</pre>

@@ -1,24 +1,22 @@
 package dev.leasehold.storekit.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
 import org.junit.jupiter.api.Test;
 
 /**
- * Forgetting a lease record ({@link LeaseStore#forget}): a free record goes from {@code inspect}
+ * Forgetting a lease record ({@link Forgetting#forget}): a free record goes from {@code inspect}
  * and {@code list}; a held or paused one is refused and kept; after a forget a claim of the same
  * name wins, from any client, with a fence above every fence given before (the high-water mark
- * stays). A store that cannot forget ({@link LeaseStore#supportsForget} false) skips these cases.
+ * stays). A store that cannot forget (no {@link dev.leasehold.core.store.StoreBackend#forgetting})
+ * skips these cases.
  */
 public abstract class ForgetCases extends LeaseStoreCases {
-
-  private void forgetting() {
-    assumeTrue(store.supportsForget(), "this store cannot forget a lease record");
-  }
 
   private static boolean listed(LeaseStore client, String name) {
     return client.list().stream().anyMatch(s -> s.name().equals(name));
@@ -32,11 +30,11 @@ public abstract class ForgetCases extends LeaseStoreCases {
     assertThat(store.release(lease)).isTrue();
     assertThat(listed(store, name)).isTrue();
 
-    assertThat(newStore().forget(name)).isTrue();
+    assertThat(newForgetting().forget(name)).isTrue();
 
     assertThat(store.inspect(name)).isEmpty();
     assertThat(listed(newStore(), name)).isFalse();
-    assertThat(store.forget(name)).as("a second forget finds nothing").isFalse();
+    assertThat(forgetting().forget(name)).as("a second forget finds nothing").isFalse();
   }
 
   @Test
@@ -45,7 +43,7 @@ public abstract class ForgetCases extends LeaseStoreCases {
     String name = freshName();
     store.claim(name, F1, "node-a", SHORT).orElseThrow();
     eventually(EXPIRY_LIMIT, () -> !store.inspect(name).orElseThrow().held());
-    assertThat(newStore().forget(name)).isTrue();
+    assertThat(newForgetting().forget(name)).isTrue();
     assertThat(store.inspect(name)).isEmpty();
   }
 
@@ -55,7 +53,7 @@ public abstract class ForgetCases extends LeaseStoreCases {
     String name = freshName();
     Lease lease = store.claim(name, F1, "node-a", LONG).orElseThrow();
 
-    assertThat(newStore().forget(name)).isFalse();
+    assertThat(newForgetting().forget(name)).isFalse();
 
     LeaseState state = store.inspect(name).orElseThrow();
     assertThat(state.held()).isTrue();
@@ -68,22 +66,22 @@ public abstract class ForgetCases extends LeaseStoreCases {
   @Test
   void aPausedRecordIsNotForgotten() {
     forgetting();
-    assumeTrue(store.supportsPause(), "this store keeps no pauses");
+    pauses();
     String name = freshName();
     store.release(store.claim(name, F1, "node-a", LONG).orElseThrow());
-    store.pause(name, "operator", "kept", false);
+    pauses().pause(name, "operator", "kept", false);
     try {
-      assertThat(newStore().forget(name)).isFalse();
+      assertThat(newForgetting().forget(name)).isFalse();
       assertThat(store.inspect(name).orElseThrow().paused()).isTrue();
     } finally {
-      store.resume(name, false);
+      pauses().resume(name, false);
     }
   }
 
   @Test
   void aNameNeverLeasedIsNotForgotten() {
     forgetting();
-    assertThat(store.forget(freshName())).isFalse();
+    assertThat(forgetting().forget(freshName())).isFalse();
   }
 
   @Test
@@ -97,17 +95,18 @@ public abstract class ForgetCases extends LeaseStoreCases {
       assertThat(store.release(lease)).isTrue();
     }
 
-    assertThat(store.forget(name)).isTrue();
+    assertThat(forgetting().forget(name)).isTrue();
 
     // a client that never saw the name: its fence cannot come from its own memory
-    LeaseStore fresh = newStore();
+    StoreBackend freshClient = newBackend();
+    LeaseStore fresh = freshClient.leaseStore();
     Lease next = fresh.claim(name, F3, "node-b", LONG).orElseThrow();
     assertThat(next.fence())
         .as("above the %d given before the forget", highest)
         .isGreaterThan(highest);
     assertThat(fresh.release(next)).isTrue();
 
-    assertThat(fresh.forget(name)).isTrue();
+    assertThat(freshClient.forgetting().orElseThrow().forget(name)).isTrue();
     Lease again = store.acquire(name, "node-a", LONG).orElseThrow();
     assertThat(again.fence()).isGreaterThan(next.fence());
     assertThat(store.release(again)).isTrue();

@@ -1,11 +1,18 @@
 package dev.leasehold.storekit.lease;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.NodeRecords;
+import dev.leasehold.core.lease.Pauses;
+import dev.leasehold.core.store.StoreBackend;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -35,30 +42,74 @@ public abstract class LeaseStoreCases {
   protected static final Instant F2 = F1.plusSeconds(60);
   protected static final Instant F3 = F2.plusSeconds(60);
 
-  private final List<LeaseStore> opened = new ArrayList<>();
+  private final List<StoreBackend> opened = new ArrayList<>();
 
-  /** The first client of each test. */
+  /** The first client of each test, with the parts its store has. */
+  protected StoreBackend backend;
+
+  /** The leases of the first client. */
   protected LeaseStore store;
 
   /** A new, independent client on the same database. */
-  protected abstract LeaseStore createStore();
+  protected abstract StoreBackend createBackend();
 
   /** A new client, closed by the kit after the test. */
+  protected final StoreBackend newBackend() {
+    StoreBackend b = createBackend();
+    opened.add(b);
+    return b;
+  }
+
+  /** The leases of a new client, closed by the kit after the test. */
   protected final LeaseStore newStore() {
-    LeaseStore s = createStore();
-    opened.add(s);
-    return s;
+    return newBackend().leaseStore();
+  }
+
+  /** The pauses of the first client; the test is skipped on a store that keeps none. */
+  protected final Pauses pauses() {
+    return part(backend.pauses(), "this store does not keep pauses");
+  }
+
+  /** The pauses of a new client. */
+  protected final Pauses newPauses() {
+    return part(newBackend().pauses(), "this store does not keep pauses");
+  }
+
+  /** The node records of the first client; the test is skipped on a store that keeps none. */
+  protected final NodeRecords nodeRecords() {
+    return part(backend.nodeRecords(), "this store keeps no node records");
+  }
+
+  /** The node records of a new client. */
+  protected final NodeRecords newNodeRecords() {
+    return part(newBackend().nodeRecords(), "this store keeps no node records");
+  }
+
+  /** The forgetting of the first client; the test is skipped on a store that cannot forget. */
+  protected final Forgetting forgetting() {
+    return part(backend.forgetting(), "this store cannot forget a lease record");
+  }
+
+  /** The forgetting of a new client. */
+  protected final Forgetting newForgetting() {
+    return part(newBackend().forgetting(), "this store cannot forget a lease record");
+  }
+
+  private static <T> T part(Optional<T> part, String missing) {
+    assumeTrue(part.isPresent(), missing);
+    return part.get();
   }
 
   @BeforeEach
   final void openStore() {
-    store = newStore();
+    backend = newBackend();
+    store = backend.leaseStore();
   }
 
   @AfterEach
   final void closeStores() {
-    for (LeaseStore s : opened) {
-      s.close();
+    for (StoreBackend b : opened) {
+      b.close();
     }
     opened.clear();
   }

@@ -1,6 +1,7 @@
 package dev.leasehold.storekit.lease;
 
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -10,32 +11,39 @@ import org.junit.jupiter.api.Nested;
  * <pre>{@code
  * class PostgresLeaseStoreContractTest extends LeaseStoreContract {
  *   @Override
- *   protected LeaseStore createStore() {
+ *   protected StoreBackend createBackend() {
  *     return ...; // a new, independent client on the same database each call
  *   }
  * }
  * }</pre>
  *
- * <p>{@link #createStore()} must return an independent client (its own connection or pool) on the
- * same database each time, so races between several replicas are tested, not only between threads.
- * The kit closes every client it opened after each test. Each test uses fresh random lease names,
- * so stores need no cleaning between tests. Class-level set-up (a server, a database) goes in the
- * subclass's {@code @BeforeAll}/{@code @AfterAll}; JUnit runs it around all the groups.
+ * <p>The groups of the lease operations run on every store; the groups of a part ({@code Pauses},
+ * {@code Nodes}, {@code Forget}) run when the client has that part and are skipped when its backend
+ * returns none. {@link #createBackend()} must return an independent client (its own connection or
+ * pool) on the same database each time, so races between several replicas are tested, not only
+ * between threads. The kit closes every client it opened after each test. Each test uses fresh
+ * random lease names, so stores need no cleaning between tests. Class-level set-up (a server, a
+ * database) goes in the subclass's {@code @BeforeAll}/{@code @AfterAll}; JUnit runs it around all
+ * the groups.
  *
  * <p>Each group is a {@code @Nested} class, also published on its own ({@link ClaimCases}, {@link
  * FenceCases}, …) for a store that wants to run one group at a time.
  */
 public abstract class LeaseStoreContract {
 
-  /** A new, independent client on the same database. Closed by the kit after each test. */
-  protected abstract LeaseStore createStore();
+  /**
+   * A new, independent client on the same database, with the parts its store has (its {@link
+   * StoreBackend#pauses}, {@link StoreBackend#nodeRecords}, {@link StoreBackend#forgetting}).
+   * Closed by the kit after each test.
+   */
+  protected abstract StoreBackend createBackend();
 
   /** G1, G2: a firing is claimed once, ever; late and older firings are refused. */
   @Nested
   class ClaimsAndTheWatermark extends ClaimCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -43,8 +51,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class ClaimReasons extends ClaimReasonCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -52,8 +60,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class Batches extends BatchClaimCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -61,8 +69,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class Fences extends FenceCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -70,8 +78,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class ExpiryOnTheStoresClock extends ExpiryCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -79,8 +87,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class Renewal extends RenewalCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -88,8 +96,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class ReleaseByTokenOnly extends ReleaseCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -97,8 +105,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class Races extends RaceCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -106,8 +114,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class Failures extends BadInputCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -115,8 +123,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class StateAndNames extends StateCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -124,8 +132,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class Pauses extends PauseCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -133,8 +141,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class Nodes extends NodeCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -142,8 +150,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class Forget extends ForgetCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -151,8 +159,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class SelfCheck extends SelfCheckCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 
@@ -160,8 +168,8 @@ public abstract class LeaseStoreContract {
   @Nested
   class CountedLeases extends CountedLeaseCases {
     @Override
-    protected LeaseStore createStore() {
-      return LeaseStoreContract.this.createStore();
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
     }
   }
 }

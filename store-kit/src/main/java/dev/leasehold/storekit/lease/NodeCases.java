@@ -1,10 +1,9 @@
 package dev.leasehold.storekit.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecord;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Replicas;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,16 +13,16 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * Node records ({@link LeaseStore#publishNode}, {@link LeaseStore#nodes}): a published record reads
- * back from any client with every field and its expiry; a refresh replaces it; records of several
- * nodes are listed side by side, sorted by node id; an expired record is still listed (stale) and
- * then goes on its own. Every store of this repository keeps node records; a store that does not
- * ({@link LeaseStore#supportsNodes} false) skips these cases.
+ * Node records ({@link NodeRecords#publishNode}, {@link NodeRecords#nodes}): a published record
+ * reads back from any client with every field and its expiry; a refresh replaces it; records of
+ * several nodes are listed side by side, sorted by node id; an expired record is still listed
+ * (stale) and then goes on its own. Every store of this repository keeps node records; a store that
+ * does not (no {@link dev.leasehold.core.store.StoreBackend#nodeRecords}) skips these cases.
  */
 public abstract class NodeCases extends LeaseStoreCases {
 
   private void keepingNodes() {
-    assumeTrue(store.supportsNodes(), "this store keeps no node records");
+    nodeRecords();
   }
 
   private static Instant now() {
@@ -34,7 +33,7 @@ public abstract class NodeCases extends LeaseStoreCases {
     return new NodeRecord(id, "1.2.3-test", seen.minusSeconds(30), seen, digest, leases);
   }
 
-  private Optional<NodeRecord> find(LeaseStore client, String id) {
+  private Optional<NodeRecord> find(NodeRecords client, String id) {
     return client.nodes().stream().filter(n -> n.nodeId().equals(id)).findFirst();
   }
 
@@ -44,9 +43,9 @@ public abstract class NodeCases extends LeaseStoreCases {
     String id = freshName();
     Instant seen = now();
     NodeRecord published = node(id, seen, "digest-a", List.of("job-b", "job a"));
-    store.publishNode(published, LONG);
+    nodeRecords().publishNode(published, LONG);
 
-    NodeRecord read = find(newStore(), id).orElseThrow();
+    NodeRecord read = find(newNodeRecords(), id).orElseThrow();
     assertThat(read).isEqualTo(published.publishedFor(LONG));
     assertThat(read.leases()).containsExactly("job a", "job-b");
     assertThat(read.expiresAt()).isEqualTo(seen.plus(LONG));
@@ -59,11 +58,13 @@ public abstract class NodeCases extends LeaseStoreCases {
     String a = freshName() + "-a";
     String b = a.substring(0, a.length() - 2) + "-b";
     Instant seen = now();
-    newStore().publishNode(node(b, seen, "digest-2", List.of()), LONG);
-    newStore().publishNode(node(a, seen, "digest-1", List.of("x")), LONG);
+    newNodeRecords().publishNode(node(b, seen, "digest-2", List.of()), LONG);
+    newNodeRecords().publishNode(node(a, seen, "digest-1", List.of("x")), LONG);
 
     List<NodeRecord> mine =
-        store.nodes().stream().filter(n -> n.nodeId().equals(a) || n.nodeId().equals(b)).toList();
+        nodeRecords().nodes().stream()
+            .filter(n -> n.nodeId().equals(a) || n.nodeId().equals(b))
+            .toList();
     assertThat(mine).extracting(NodeRecord::nodeId).containsExactly(a, b);
     assertThat(mine).extracting(NodeRecord::jobDigest).containsExactly("digest-1", "digest-2");
     Replicas replicas = Replicas.of(mine, now());
@@ -76,11 +77,12 @@ public abstract class NodeCases extends LeaseStoreCases {
     keepingNodes();
     String id = freshName();
     Instant first = now().minusSeconds(5);
-    store.publishNode(node(id, first, "old", List.of("j1")), LONG);
+    nodeRecords().publishNode(node(id, first, "old", List.of("j1")), LONG);
     Instant second = now();
-    newStore().publishNode(node(id, second, "new", List.of()), LONG);
+    newNodeRecords().publishNode(node(id, second, "new", List.of()), LONG);
 
-    List<NodeRecord> mine = store.nodes().stream().filter(n -> n.nodeId().equals(id)).toList();
+    List<NodeRecord> mine =
+        nodeRecords().nodes().stream().filter(n -> n.nodeId().equals(id)).toList();
     assertThat(mine)
         .singleElement()
         .satisfies(
@@ -99,20 +101,20 @@ public abstract class NodeCases extends LeaseStoreCases {
     Duration ttl = Duration.ofSeconds(2);
     // last seen three seconds ago with a two-second TTL: expired a second ago, kept a while yet
     Instant seen = now().minusSeconds(3);
-    store.publishNode(node(id, seen, "d", List.of()), ttl);
+    nodeRecords().publishNode(node(id, seen, "d", List.of()), ttl);
 
-    NodeRecord read = find(newStore(), id).orElseThrow();
+    NodeRecord read = find(newNodeRecords(), id).orElseThrow();
     assertThat(read.liveAt(now())).isFalse();
     assertThat(Replicas.of(List.of(read), now()).stale()).containsExactly(read);
 
-    eventually(EXPIRY_LIMIT, () -> find(store, id).isEmpty());
+    eventually(EXPIRY_LIMIT, () -> find(nodeRecords(), id).isEmpty());
   }
 
   @Test
   void aRecordThatIsNotRefreshedExpiresOnItsOwn() {
     keepingNodes();
     String id = freshName();
-    store.publishNode(node(id, now(), "d", List.of()), SHORT);
-    eventually(EXPIRY_LIMIT, () -> find(newStore(), id).isEmpty());
+    nodeRecords().publishNode(node(id, now(), "d", List.of()), SHORT);
+    eventually(EXPIRY_LIMIT, () -> find(newNodeRecords(), id).isEmpty());
   }
 }

@@ -2,7 +2,6 @@ package dev.leasehold.storekit.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.leasehold.core.lease.ClaimRequest;
 import dev.leasehold.core.lease.ClaimResult;
@@ -22,19 +21,19 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
- * A cluster-wide pause, decided in the claim's own atomic step ({@link LeaseStore#pause}): once
- * {@code pause} has returned, no client wins a claim of the name; each firing newer than the
- * watermark is answered {@code PAUSED} to exactly one claimant (the one that records it) and {@code
- * ALREADY_RUN} to the others; a pause with stop refuses renewals; {@code resume} ends it, and
- * {@code resume} with catch-up makes the latest firing recorded as paused, and only it, claimable
- * once more. Every store of this repository keeps pauses; a store that does not ({@link
- * LeaseStore#supportsPause} false) skips these cases.
+ * A cluster-wide pause, decided in the claim's own atomic step ({@link Pauses#pause}): once {@code
+ * pause} has returned, no client wins a claim of the name; each firing newer than the watermark is
+ * answered {@code PAUSED} to exactly one claimant (the one that records it) and {@code ALREADY_RUN}
+ * to the others; a pause with stop refuses renewals; {@code resume} ends it, and {@code resume}
+ * with catch-up makes the latest firing recorded as paused, and only it, claimable once more. Every
+ * store of this repository keeps pauses; a store that does not (no {@link
+ * dev.leasehold.core.store.StoreBackend#pauses}) skips these cases.
  */
 public abstract class PauseCases extends LeaseStoreCases {
 
   /** Runs the test only on stores that keep pauses. */
   private void pausing() {
-    assumeTrue(store.supportsPause(), "this store does not keep pauses");
+    pauses();
   }
 
   @Test
@@ -42,7 +41,7 @@ public abstract class PauseCases extends LeaseStoreCases {
     pausing();
     String name = freshName();
     store.release(store.claim(name, F1, "node-a", LONG).orElseThrow());
-    Pause pause = newStore().pause(name, "ops", "maintenance", false);
+    Pause pause = newPauses().pause(name, "ops", "maintenance", false);
     assertThat(pause.by()).isEqualTo("ops");
     assertThat(pause.reason()).isEqualTo("maintenance");
     assertThat(pause.since()).isNotNull();
@@ -68,7 +67,7 @@ public abstract class PauseCases extends LeaseStoreCases {
   void aNameNeverClaimedCanBePausedAndItsFirstFiringIsNotRun() {
     pausing();
     String name = freshName();
-    store.pause(name, "ops", null, false);
+    pauses().pause(name, "ops", null, false);
     assertThat(store.inspect(name).orElseThrow().pause().reason()).isNull();
     assertThat(newStore().tryClaim(name, F1, "node-a", LONG).kind()).isEqualTo(Kind.PAUSED);
     assertThat(store.list())
@@ -82,7 +81,7 @@ public abstract class PauseCases extends LeaseStoreCases {
     pausing();
     String name = freshName();
     Lease running = store.claim(name, F1, "node-a", LONG).orElseThrow();
-    newStore().pause(name, "ops", null, false);
+    newPauses().pause(name, "ops", null, false);
     assertThat(newStore().tryClaim(name, F2, "node-b", LONG).kind()).isEqualTo(Kind.PAUSED);
     assertThat(store.renew(running, LONG)).as("a pause without stop leaves the run alone").isTrue();
     assertThat(store.inspect(name).orElseThrow().currentHolder()).contains("node-a");
@@ -94,7 +93,7 @@ public abstract class PauseCases extends LeaseStoreCases {
     pausing();
     String name = freshName();
     Lease running = store.claim(name, F1, "node-a", LONG).orElseThrow();
-    Pause pause = newStore().pause(name, "ops", "runaway", true);
+    Pause pause = newPauses().pause(name, "ops", "runaway", true);
     assertThat(pause.stopRunning()).isTrue();
     assertThat(store.renew(running, LONG)).isFalse();
     assertThat(store.release(running)).isTrue();
@@ -105,8 +104,8 @@ public abstract class PauseCases extends LeaseStoreCases {
   void aRepeatedPauseKeepsItsStartAndTakesTheNewReason() {
     pausing();
     String name = freshName();
-    Pause first = store.pause(name, "ops", "one", false);
-    Pause again = newStore().pause(name, "alice", "two", true);
+    Pause first = pauses().pause(name, "ops", "one", false);
+    Pause again = newPauses().pause(name, "alice", "two", true);
     assertThat(again.since()).isEqualTo(first.since());
     assertThat(again.by()).isEqualTo("alice");
     assertThat(again.reason()).isEqualTo("two");
@@ -118,7 +117,7 @@ public abstract class PauseCases extends LeaseStoreCases {
   void aManualAcquisitionIsNotPaused() {
     pausing();
     String name = freshName();
-    store.pause(name, "ops", null, false);
+    pauses().pause(name, "ops", null, false);
     Lease manual = newStore().acquire(name, "manual", LONG).orElseThrow();
     assertThat(store.inspect(name).orElseThrow().lastFire()).isNull();
     assertThat(store.release(manual)).isTrue();
@@ -128,23 +127,23 @@ public abstract class PauseCases extends LeaseStoreCases {
   void resumeRunsNoFiringRecordedAsPausedAndTheNextOneRuns() {
     pausing();
     String name = freshName();
-    store.pause(name, "ops", null, false);
+    pauses().pause(name, "ops", null, false);
     assertThat(store.tryClaim(name, F1, "node-a", LONG).kind()).isEqualTo(Kind.PAUSED);
-    assertThat(newStore().resume(name, false)).isTrue();
+    assertThat(newPauses().resume(name, false)).isTrue();
     assertThat(store.inspect(name).orElseThrow().paused()).isFalse();
     assertThat(newStore().tryClaim(name, F1, "node-b", LONG).kind()).isEqualTo(Kind.ALREADY_RUN);
     assertThat(newStore().claim(name, F2, "node-b", LONG)).isPresent();
-    assertThat(store.resume(name, false)).as("not paused any more").isFalse();
+    assertThat(pauses().resume(name, false)).as("not paused any more").isFalse();
   }
 
   @Test
   void resumeWithCatchUpMakesTheLatestPausedFiringAndOnlyItClaimableOnce() {
     pausing();
     String name = freshName();
-    store.pause(name, "ops", null, false);
+    pauses().pause(name, "ops", null, false);
     assertThat(store.tryClaim(name, F1, "node-a", LONG).kind()).isEqualTo(Kind.PAUSED);
     assertThat(store.tryClaim(name, F2, "node-a", LONG).kind()).isEqualTo(Kind.PAUSED);
-    assertThat(newStore().resume(name, true)).isTrue();
+    assertThat(newPauses().resume(name, true)).isTrue();
     assertThat(newStore().tryClaim(name, F1, "node-b", LONG).kind()).isEqualTo(Kind.ALREADY_RUN);
     Lease caughtUp = newStore().claim(name, F2, "node-b", LONG).orElseThrow();
     assertThat(newStore().tryClaim(name, F2, "node-c", LONG).kind()).isEqualTo(Kind.ALREADY_RUN);
@@ -156,12 +155,12 @@ public abstract class PauseCases extends LeaseStoreCases {
   void catchUpLeavesAFiringThatRanAfterThePauseAlone() {
     pausing();
     String name = freshName();
-    store.pause(name, "ops", null, false);
+    pauses().pause(name, "ops", null, false);
     assertThat(store.tryClaim(name, F1, "node-a", LONG).kind()).isEqualTo(Kind.PAUSED);
-    store.resume(name, false);
+    pauses().resume(name, false);
     store.release(store.claim(name, F2, "node-a", LONG).orElseThrow());
-    store.pause(name, "ops", null, false);
-    assertThat(store.resume(name, true)).isTrue();
+    pauses().pause(name, "ops", null, false);
+    assertThat(pauses().resume(name, true)).isTrue();
     assertThat(newStore().tryClaim(name, F2, "node-b", LONG).kind())
         .as("F2 ran: catch-up must not hand it out again")
         .isEqualTo(Kind.ALREADY_RUN);
@@ -172,7 +171,7 @@ public abstract class PauseCases extends LeaseStoreCases {
     pausing();
     String paused = freshName();
     String free = freshName();
-    store.pause(paused, "ops", null, false);
+    pauses().pause(paused, "ops", null, false);
     List<ClaimResult> results =
         newStore()
             .claimAll(
@@ -196,7 +195,7 @@ public abstract class PauseCases extends LeaseStoreCases {
     try {
       for (int round = 0; round < 5; round++) {
         String name = freshName();
-        store.pause(name, "ops", null, false);
+        pauses().pause(name, "ops", null, false);
         Instant firing = F1.plusSeconds(round);
         CyclicBarrier start = new CyclicBarrier(threads);
         ConcurrentLinkedQueue<Kind> kinds = new ConcurrentLinkedQueue<>();
@@ -228,13 +227,13 @@ public abstract class PauseCases extends LeaseStoreCases {
   @Test
   void badPauseArgumentsAreRefusedBeforeTheStoreIsTouched() {
     pausing();
-    assertThatThrownBy(() -> store.pause("bad name", "ops", null, false))
+    assertThatThrownBy(() -> pauses().pause("bad name", "ops", null, false))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.pause(freshName(), " ", null, false))
+    assertThatThrownBy(() -> pauses().pause(freshName(), " ", null, false))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.pause(freshName(), "ops", "x".repeat(501), false))
+    assertThatThrownBy(() -> pauses().pause(freshName(), "ops", "x".repeat(501), false))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.resume("bad name", false))
+    assertThatThrownBy(() -> pauses().resume("bad name", false))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -2,7 +2,7 @@ package dev.leasehold.storekit.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSelfCheck;
 import dev.leasehold.core.store.StoreSettings;
 import org.junit.jupiter.api.Test;
@@ -19,15 +19,15 @@ public abstract class SelfCheckCases extends LeaseStoreCases {
     StoreSelfCheck check =
         new StoreSelfCheck(StoreSettings.of("contract", "contract"), freshName());
     for (int run = 1; run <= 2; run++) {
-      LeaseStore second = newStore();
-      second.inspect(freshName()); // connected: the time below is the check's alone
+      StoreBackend second = newBackend();
+      second.leaseStore().inspect(freshName()); // connected: the time below is the check's alone
       long start = System.nanoTime();
-      check.run(store, second);
+      check.run(backend, second);
       System.out.printf(
           "self-check on %s, run %d: %d ms%n",
           store.getClass().getSimpleName(), run, (System.nanoTime() - start) / 1_000_000);
     }
-    if (store.supportsForget()) {
+    if (backend.forgetting().isPresent()) {
       // each store's kit runs on a database (or key prefix) of its own: nothing else checks here
       assertThat(store.list())
           .as("scratch records forgotten after the checks")

@@ -60,9 +60,9 @@ public abstract class WatermarkRestoreCases extends DeletedRecordCases {
   void aFiringRecordedAsPausedStaysSpentWhenTheWatermarkIsDeleted() throws Exception {
     String name = freshName();
     assertThat(store.release(store.claim(name, F1, "node-a", LONG).orElseThrow())).isTrue();
-    store.pause(name, "operator", null, false);
+    pauses().pause(name, "operator", null, false);
     assertThat(store.tryClaim(name, F2, "node-a", LONG).kind()).isEqualTo(ClaimResult.Kind.PAUSED);
-    assertThat(store.resume(name, false)).isTrue();
+    assertThat(pauses().resume(name, false)).isTrue();
 
     deleteWatermarkByHand(name);
 

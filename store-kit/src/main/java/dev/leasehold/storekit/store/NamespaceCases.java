@@ -14,6 +14,8 @@ import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecord;
+import dev.leasehold.core.lease.NodeRecords;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.store.Namespace;
 import dev.leasehold.core.store.StoreBackend;
 import java.time.Duration;
@@ -61,23 +63,25 @@ public abstract class NamespaceCases {
 
   @Test
   void forgettingAJobForgetsItInItsOwnNamespaceOnly() {
-    LeaseStore inA = open(a).leaseStore();
+    StoreBackend backendA = open(a);
+    LeaseStore inA = backendA.leaseStore();
     LeaseStore inB = open(b).leaseStore();
-    assertThat(inA.supportsForget()).as("the decorator passes forget on").isTrue();
+    assertThat(backendA.forgetting()).as("the decorator passes forget on").isPresent();
     assertThat(inA.release(inA.claim(job, firing, "node-a", TTL).orElseThrow())).isTrue();
     assertThat(inB.release(inB.claim(job, firing, "node-b", TTL).orElseThrow())).isTrue();
 
-    assertThat(inA.forget(job)).isTrue();
+    assertThat(backendA.forgetting().orElseThrow().forget(job)).isTrue();
     assertThat(inA.inspect(job)).as("forgotten in its namespace").isEmpty();
     assertThat(inB.inspect(job)).as("the other namespace's record stays").isPresent();
   }
 
   @Test
   void nodeRecordsOfTwoNamespacesNeverMeet() {
-    LeaseStore inA = open(a).leaseStore();
-    LeaseStore inB = open(b).leaseStore();
-    LeaseStore inNone = open(Namespace.NONE).leaseStore();
-    assertThat(inA.supportsNodes()).as("every store keeps node records").isTrue();
+    StoreBackend backendA = open(a);
+    assertThat(backendA.nodeRecords()).as("every store keeps node records").isPresent();
+    NodeRecords inA = backendA.nodeRecords().orElseThrow();
+    NodeRecords inB = open(b).nodeRecords().orElseThrow();
+    NodeRecords inNone = open(Namespace.NONE).nodeRecords().orElseThrow();
     String node = "gw-" + suffix;
     Instant now = Instant.now();
     inA.publishNode(new NodeRecord(node, "1", now, now, "digest-a", List.of(job)), TTL);
@@ -164,18 +168,22 @@ public abstract class NamespaceCases {
 
   @Test
   void aPauseStaysInItsNamespace() {
-    LeaseStore inA = open(a).leaseStore();
-    LeaseStore inB = open(b).leaseStore();
-    assumeTrue(inA.supportsPause(), "this store does not keep pauses");
+    StoreBackend backendA = open(a);
+    StoreBackend backendB = open(b);
+    LeaseStore inA = backendA.leaseStore();
+    LeaseStore inB = backendB.leaseStore();
+    assumeTrue(backendA.pauses().isPresent(), "this store does not keep pauses");
+    Pauses pausesA = backendA.pauses().orElseThrow();
+    Pauses pausesB = backendB.pauses().orElseThrow();
 
-    inA.pause(job, "ops", "maintenance", false);
+    pausesA.pause(job, "ops", "maintenance", false);
     assertThat(inA.tryClaim(job, firing, "node-a", TTL).kind()).isEqualTo(ClaimResult.Kind.PAUSED);
     assertThat(inB.tryClaim(job, firing, "node-b", TTL).kind()).isEqualTo(ClaimResult.Kind.WON);
     assertThat(inA.inspect(job).orElseThrow().paused()).isTrue();
     assertThat(inB.inspect(job).orElseThrow().paused()).isFalse();
     assertThat(inB.list()).filteredOn(s -> s.name().equals(job)).noneMatch(LeaseState::paused);
-    assertThat(inB.resume(job, false)).as("b was never paused").isFalse();
-    assertThat(inA.resume(job, false)).isTrue();
+    assertThat(pausesB.resume(job, false)).as("b was never paused").isFalse();
+    assertThat(pausesA.resume(job, false)).isTrue();
   }
 
   @Test

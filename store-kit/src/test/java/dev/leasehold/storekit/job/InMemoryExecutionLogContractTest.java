@@ -1,7 +1,5 @@
 package dev.leasehold.storekit.job;
 
-import dev.leasehold.core.job.ExecutionLog;
-import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.testing.InMemoryExecutionLog;
 import dev.leasehold.core.testing.InMemoryLeaseStore;
@@ -14,22 +12,6 @@ class InMemoryExecutionLogContractTest extends ExecutionLogContract {
 
   @Override
   protected StoreBackend createBackend() {
-    return new StoreBackend() {
-      @Override
-      public LeaseStore leaseStore() {
-        return leases.client();
-      }
-
-      @Override
-      public ExecutionLog executionLog() {
-        return shared;
-      }
-
-      @Override
-      public void ping() {}
-
-      @Override
-      public void close() {}
-    };
+    return leases.client().backend(shared);
   }
 }

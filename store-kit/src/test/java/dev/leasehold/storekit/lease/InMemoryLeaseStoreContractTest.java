@@ -1,6 +1,6 @@
 package dev.leasehold.storekit.lease;
 
-import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.testing.InMemoryLeaseStore;
 import java.time.Clock;
 
@@ -9,7 +9,7 @@ class InMemoryLeaseStoreContractTest extends LeaseStoreContract {
   private final InMemoryLeaseStore.Shared server = new InMemoryLeaseStore.Shared(Clock.systemUTC());
 
   @Override
-  protected LeaseStore createStore() {
-    return server.client();
+  protected StoreBackend createBackend() {
+    return server.client().backend();
   }
 }
