@@ -3,7 +3,7 @@ package dev.leasehold.blackbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.app.testing.Poll;
-import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.ServerAvailability;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

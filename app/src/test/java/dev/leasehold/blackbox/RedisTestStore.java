@@ -1,6 +1,6 @@
 package dev.leasehold.blackbox;
 
-import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.ServerAvailability;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;

@@ -1,6 +1,6 @@
 package dev.leasehold.blackbox;
 
-import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.ServerAvailability;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;

@@ -2,16 +2,17 @@ package dev.leasehold.storekit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.core.job.ExecutionLogContract;
-import dev.leasehold.core.job.ScopedHistoryCases;
-import dev.leasehold.core.lease.DeletedRecordCases;
-import dev.leasehold.core.lease.HoldThroughAFault;
 import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.LeaseStoreContract;
-import dev.leasehold.core.lease.WatermarkRestoreCases;
-import dev.leasehold.core.store.NamespaceCases;
-import dev.leasehold.core.testing.ServerAvailability;
-import dev.leasehold.core.testing.TestProcesses;
+import dev.leasehold.core.testing.InMemoryLeaseStore;
+import dev.leasehold.storekit.job.ExecutionLogContract;
+import dev.leasehold.storekit.job.ScopedHistoryCases;
+import dev.leasehold.storekit.lease.DeletedRecordCases;
+import dev.leasehold.storekit.lease.HoldThroughAFault;
+import dev.leasehold.storekit.lease.LeaseStoreContract;
+import dev.leasehold.storekit.lease.WatermarkRestoreCases;
+import dev.leasehold.storekit.store.NamespaceCases;
+import dev.leasehold.storekit.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.TestProcesses;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -23,6 +24,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +34,8 @@ import org.junit.jupiter.api.Test;
  * class path here also holds core (main and test-jar), so a kit class copied back into core's test
  * tree, or one that core's main code started carrying, is found twice and fails here; the kit's
  * classes must also come from this module's main output, not from a test output or a test-jar.
+ * The kit has packages of its own ({@code dev.leasehold.storekit...}): none is shared with the
+ * core's main classes or its test-jar, so no split package spans two jars.
  */
 class TheKitLivesInTheStoreKitTest {
   private static final List<Class<?>> PUBLISHED =
@@ -65,7 +70,7 @@ class TheKitLivesInTheStoreKitTest {
     assertThat(kitClasses)
         .as("the kit's own classes, read from its output")
         .hasSizeGreaterThan(PUBLISHED.size())
-        .contains("dev/leasehold/core/lease/ClaimCases.class");
+        .contains("dev/leasehold/storekit/lease/ClaimCases.class");
     ClassLoader loader = getClass().getClassLoader();
     List<String> twice = new ArrayList<>();
     for (String name : kitClasses) {
@@ -75,6 +80,27 @@ class TheKitLivesInTheStoreKitTest {
       }
     }
     assertThat(twice).as("kit classes found more than once").isEmpty();
+  }
+
+  @Test
+  void noPackageIsSharedWithTheCore() throws Exception {
+    Set<String> kit = packagesOf(classFilesOf(LeaseStoreContract.class));
+    Set<String> core = packagesOf(classFilesOf(LeaseStore.class));
+    core.addAll(packagesOf(classFilesOf(InMemoryLeaseStore.class)));
+    assertThat(kit).as("the kit's packages").contains("dev/leasehold/storekit/lease");
+    assertThat(core).as("the core's packages").contains("dev/leasehold/core/lease");
+    assertThat(kit)
+        .as("packages of the kit that the core (main or test-jar) also has")
+        .doesNotContainAnyElementsOf(core);
+  }
+
+  private static Set<String> packagesOf(List<String> classFiles) {
+    Set<String> packages = new TreeSet<>();
+    for (String file : classFiles) {
+      int slash = file.lastIndexOf('/');
+      packages.add(slash < 0 ? "" : file.substring(0, slash));
+    }
+    return packages;
   }
 
   private static String location(Class<?> type) throws URISyntaxException {

@@ -16,12 +16,15 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.DeletedRecords;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pause;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.store.StoreSelfCheck;
 import java.time.Clock;
 import java.time.Duration;
@@ -63,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * transaction that compares the token and the old lease. <b>Release</b> deletes the lease key in a
  * transaction that compares the token, then revokes the etcd lease.
  */
-final class EtcdLeaseStore implements LeaseStore {
+final class EtcdLeaseStore implements LeaseStore, Pauses, NodeRecords, Forgetting {
   private static final Logger log = LoggerFactory.getLogger(EtcdLeaseStore.class);
   private final EtcdClient client;
   private final EtcdKeys keys;
@@ -79,11 +82,6 @@ final class EtcdLeaseStore implements LeaseStore {
   static long serverSeconds(Duration ttl) {
     long millis = LeaseArguments.ttlMillis(ttl);
     return Math.max(1, (millis + 999) / 1000);
-  }
-
-  @Override
-  public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
-    return tryClaim(name, firing, holder, ttl).leaseIfWon();
   }
 
   @Override
@@ -250,11 +248,6 @@ final class EtcdLeaseStore implements LeaseStore {
                 fence));
       }
     }
-  }
-
-  @Override
-  public boolean supportsPause() {
-    return true;
   }
 
   /**
@@ -452,11 +445,6 @@ final class EtcdLeaseStore implements LeaseStore {
     return Optional.of(state(name, lease, watermark, fence, pause));
   }
 
-  @Override
-  public boolean supportsForget() {
-    return true;
-  }
-
   /**
    * One transaction: when the lease key and the pause key are absent, the watermark, fence and
    * paused-firing keys are deleted. The fence is a revision of the store, which never goes back, so
@@ -488,11 +476,6 @@ final class EtcdLeaseStore implements LeaseStore {
       deleted += response.path("response_delete_range").path("deleted").asLong(0);
     }
     return deleted > 0;
-  }
-
-  @Override
-  public boolean supportsNodes() {
-    return true;
   }
 
   /** A key on an etcd lease of its own ({@link EtcdNodes}). */

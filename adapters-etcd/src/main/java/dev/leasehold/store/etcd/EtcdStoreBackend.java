@@ -1,8 +1,12 @@
 package dev.leasehold.store.etcd;
 
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NodeRecords;
+import dev.leasehold.core.lease.Pauses;
 import java.time.Clock;
+import java.util.Optional;
 
 /** Leases and history in one etcd cluster, through one client. */
 final class EtcdStoreBackend implements dev.leasehold.core.store.StoreBackend {
@@ -21,6 +25,22 @@ final class EtcdStoreBackend implements dev.leasehold.core.store.StoreBackend {
   @Override
   public LeaseStore leaseStore() {
     return leaseStore;
+  }
+
+  /** Every part: pauses, node records and forgetting, all by the lease store's client. */
+  @Override
+  public Optional<Pauses> pauses() {
+    return Optional.of(leaseStore);
+  }
+
+  @Override
+  public Optional<NodeRecords> nodeRecords() {
+    return Optional.of(leaseStore);
+  }
+
+  @Override
+  public Optional<Forgetting> forgetting() {
+    return Optional.of(leaseStore);
   }
 
   @Override

@@ -3,12 +3,12 @@ package dev.leasehold.store.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leasehold.core.lease.HoldThroughAFault;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.storekit.lease.HoldThroughAFault;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

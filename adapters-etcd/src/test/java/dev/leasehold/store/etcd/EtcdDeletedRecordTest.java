@@ -4,8 +4,8 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.WatermarkRestoreCases;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.lease.WatermarkRestoreCases;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -50,8 +50,8 @@ class EtcdDeletedRecordTest extends WatermarkRestoreCases {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return new EtcdStoreFactory().open(etcd.settings()).leaseStore();
+  protected StoreBackend createBackend() {
+    return new EtcdStoreFactory().open(etcd.settings());
   }
 
   @Override

@@ -1,8 +1,8 @@
 package dev.leasehold.store.etcd;
 
-import dev.leasehold.core.job.ScopedHistoryCases;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.storekit.job.ScopedHistoryCases;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

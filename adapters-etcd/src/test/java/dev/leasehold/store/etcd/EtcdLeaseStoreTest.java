@@ -9,7 +9,7 @@ import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
-import dev.leasehold.core.testing.TestProcesses;
+import dev.leasehold.storekit.testing.TestProcesses;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

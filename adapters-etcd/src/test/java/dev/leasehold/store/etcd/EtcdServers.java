@@ -1,8 +1,8 @@
 package dev.leasehold.store.etcd;
 
 import dev.leasehold.core.store.StoreSettings;
-import dev.leasehold.core.testing.ServerAvailability;
-import dev.leasehold.core.testing.TestProcesses;
+import dev.leasehold.storekit.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.TestProcesses;
 import java.io.File;
 import java.io.IOException;
 import java.net.URI;

@@ -12,13 +12,16 @@ import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.DeletedRecords;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pause;
+import dev.leasehold.core.lease.Pauses;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -68,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * of replication to every status call for no decision that depends on it, since no claim is ever
  * made from what these reads return.
  */
-public final class MongoLeaseStore implements LeaseStore {
+public final class MongoLeaseStore implements LeaseStore, Pauses, NodeRecords, Forgetting {
   private static final Logger LOG = LoggerFactory.getLogger(MongoLeaseStore.class);
   static final Document LEASE_END = new Document("$add", List.of("$leaseStart", "$ttlMs"));
   private static final Document EXPIRED = new Document("$lte", List.of(LEASE_END, "$$NOW"));
@@ -111,11 +114,6 @@ public final class MongoLeaseStore implements LeaseStore {
     this.serverNow = serverNow;
     this.onClose = onClose;
     this.afterUpdate = new FindOneAndUpdateOptions().returnDocument(ReturnDocument.AFTER);
-  }
-
-  @Override
-  public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
-    return decide(name, firing, holder, ttl, false).leaseIfWon();
   }
 
   @Override
@@ -173,11 +171,6 @@ public final class MongoLeaseStore implements LeaseStore {
       highWater.granted(name, 0, firing);
     }
     return ours;
-  }
-
-  @Override
-  public boolean supportsPause() {
-    return true;
   }
 
   /**
@@ -439,12 +432,6 @@ public final class MongoLeaseStore implements LeaseStore {
     return MongoLeaseStates.read(leases, new Document("_id", name), serverNow).stream().findFirst();
   }
 
-  /** With a high-water collection only: without one, a forgotten fence could go back. */
-  @Override
-  public boolean supportsForget() {
-    return highWater.kept();
-  }
-
   /**
    * Reads the document, raises its high-water marks to its fence and watermark, then deletes it
    * with one {@code deleteOne} whose filter requires the fence read (no claim came in between), no
@@ -453,8 +440,8 @@ public final class MongoLeaseStore implements LeaseStore {
   @Override
   public boolean forget(String name) {
     LeaseArguments.name(name);
-    if (!supportsForget()) {
-      return LeaseStore.super.forget(name);
+    if (!highWater.kept()) {
+      throw new UnsupportedOperationException("this client keeps no high-water marks");
     }
     boolean scratch = dev.leasehold.core.store.StoreSelfCheck.isScratch(name);
     return MongoErrors.call(
@@ -488,21 +475,19 @@ public final class MongoLeaseStore implements LeaseStore {
   }
 
   @Override
-  public boolean supportsNodes() {
-    return nodes != null;
-  }
-
-  @Override
   public void publishNode(dev.leasehold.core.lease.NodeRecord node, Duration ttl) {
     if (nodes == null) {
-      LeaseStore.super.publishNode(node, ttl);
+      throw new UnsupportedOperationException("this client keeps no node records");
     }
     nodes.publish(node, ttl);
   }
 
   @Override
   public List<dev.leasehold.core.lease.NodeRecord> nodes() {
-    return nodes == null ? LeaseStore.super.nodes() : nodes.read();
+    if (nodes == null) {
+      throw new UnsupportedOperationException("this client keeps no node records");
+    }
+    return nodes.read();
   }
 
   @Override

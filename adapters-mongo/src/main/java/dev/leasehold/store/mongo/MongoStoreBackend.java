@@ -7,9 +7,12 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.connection.ServerDescription;
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.NodeRecords;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.ConnectFailures;
 import dev.leasehold.core.store.StoreBackend;
@@ -17,6 +20,7 @@ import java.time.Duration;
 import java.util.Date;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.bson.Document;
@@ -99,6 +103,22 @@ final class MongoStoreBackend implements StoreBackend {
   @Override
   public LeaseStore leaseStore() {
     return leases;
+  }
+
+  /** Every part: pauses, node records and forgetting, all by the lease store's client. */
+  @Override
+  public Optional<Pauses> pauses() {
+    return Optional.of(leases);
+  }
+
+  @Override
+  public Optional<NodeRecords> nodeRecords() {
+    return Optional.of(leases);
+  }
+
+  @Override
+  public Optional<Forgetting> forgetting() {
+    return Optional.of(leases);
   }
 
   @Override

@@ -59,7 +59,7 @@ class MongoCompatibilityTest {
   }
 
   private void selfCheck() {
-    new StoreSelfCheck(settings, "node-1").run(open().leaseStore(), open().leaseStore());
+    new StoreSelfCheck(settings, "node-1").run(open(), open());
   }
 
   @Test

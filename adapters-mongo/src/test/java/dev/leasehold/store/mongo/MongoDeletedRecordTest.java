@@ -3,8 +3,8 @@ package dev.leasehold.store.mongo;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.Filters;
-import dev.leasehold.core.lease.DeletedRecordCases;
-import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.lease.DeletedRecordCases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -29,8 +29,8 @@ class MongoDeletedRecordTest extends DeletedRecordCases {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return server.newLeaseStore(DATABASE);
+  protected StoreBackend createBackend() {
+    return server.newBackend(DATABASE);
   }
 
   @Override

@@ -1,15 +1,15 @@
 package dev.leasehold.store.mongo;
 
-import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.LeaseStoreContract;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.lease.LeaseStoreContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
  * The contract kit on {@link MongoLeaseStore} against <b>mongo-java-server</b>, the in-process
  * wire-compatible test server (in-memory backend) — not a real mongod, which cannot be installed on
- * these machines. Every {@link #createStore()} is a new {@code MongoClient} with its own connection
- * pool, so the races are between independent clients over the wire protocol.
+ * these machines. Every {@link #createBackend()} is a new {@code MongoClient} with its own
+ * connection pool, so the races are between independent clients over the wire protocol.
  */
 class MongoWireServerLeaseStoreContractTest extends LeaseStoreContract {
   private static WireServer server;
@@ -25,7 +25,7 @@ class MongoWireServerLeaseStoreContractTest extends LeaseStoreContract {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return server.newLeaseStore("contract");
+  protected StoreBackend createBackend() {
+    return server.newBackend("contract");
   }
 }

@@ -47,6 +47,11 @@ final class WireServer implements AutoCloseable {
     return new StoreSettings("mongo", url, List.of(), null, null, null, commandTimeout, options);
   }
 
+  /** A new client with every part of the store, on {@code database}. */
+  dev.leasehold.core.store.StoreBackend newBackend(String database) {
+    return new MongoStoreBackend(MongoStoreConfig.parse(settings(database)));
+  }
+
   MongoLeaseStore newLeaseStore(String database) {
     return MongoStoreBackend.leaseStoreOwningItsClient(MongoStoreConfig.parse(settings(database)));
   }

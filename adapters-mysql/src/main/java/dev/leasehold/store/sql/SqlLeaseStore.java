@@ -15,12 +15,15 @@ import static dev.leasehold.store.sql.Tables.PAUSE_STOP;
 
 import dev.leasehold.core.lease.ClaimRequest;
 import dev.leasehold.core.lease.ClaimResult;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pause;
+import dev.leasehold.core.lease.Pauses;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -63,7 +66,7 @@ import org.slf4j.LoggerFactory;
  * <p>Every statement is plain JDBC: the hot path (claim, renew, release) on the dialect's own SQL,
  * the rest on text jOOQ renders at its first use ({@link Rendered}).
  */
-public final class SqlLeaseStore implements LeaseStore {
+public final class SqlLeaseStore implements LeaseStore, Pauses, NodeRecords, Forgetting {
   private static final Logger log = LoggerFactory.getLogger(SqlLeaseStore.class);
 
   private final DataSource dataSource;
@@ -140,11 +143,6 @@ public final class SqlLeaseStore implements LeaseStore {
                     .set(LAST_FIRE, DSL.param(LAST_FIRE))
                     .where(paused.and(LAST_FIRE.eq(DSL.param(LAST_FIRE))))
                     .getSQL(ParamType.INDEXED));
-  }
-
-  @Override
-  public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
-    return tryClaim(name, firing, holder, ttl).leaseIfWon();
   }
 
   /** One statement decides won, held or already run (see {@link SqlDialect}). */
@@ -293,11 +291,6 @@ public final class SqlLeaseStore implements LeaseStore {
     return changed == 1;
   }
 
-  @Override
-  public boolean supportsPause() {
-    return true;
-  }
-
   /** The columns a resume clears; then the watermark, and the guard. */
   private static UpdateSetMoreStep<Record> unpause(DSLContext db) {
     return db.update(LOCK)
@@ -416,11 +409,6 @@ public final class SqlLeaseStore implements LeaseStore {
     }
   }
 
-  @Override
-  public boolean supportsForget() {
-    return true;
-  }
-
   /** {@link SqlForget}: deleted only while free and unpaused, the fence kept as a floor. */
   @Override
   public boolean forget(String name) {
@@ -430,11 +418,6 @@ public final class SqlLeaseStore implements LeaseStore {
     } catch (SQLException e) {
       throw SqlSupport.failure("forget of " + name, e);
     }
-  }
-
-  @Override
-  public boolean supportsNodes() {
-    return true;
   }
 
   /** A row of {@code task_node} ({@link SqlNodes}). */

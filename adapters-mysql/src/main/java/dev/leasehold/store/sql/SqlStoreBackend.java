@@ -2,12 +2,16 @@ package dev.leasehold.store.sql;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NodeRecords;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.store.StoreBackend;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Optional;
 
 /** An opened SQL store: leases and history on one connection pool, closed together. */
 final class SqlStoreBackend implements StoreBackend {
@@ -27,6 +31,22 @@ final class SqlStoreBackend implements StoreBackend {
   @Override
   public LeaseStore leaseStore() {
     return leaseStore;
+  }
+
+  /** Every part: pauses, node records and forgetting, all by the lease store's client. */
+  @Override
+  public Optional<Pauses> pauses() {
+    return Optional.of(leaseStore);
+  }
+
+  @Override
+  public Optional<NodeRecords> nodeRecords() {
+    return Optional.of(leaseStore);
+  }
+
+  @Override
+  public Optional<Forgetting> forgetting() {
+    return Optional.of(leaseStore);
   }
 
   @Override

@@ -1,7 +1,7 @@
 package dev.leasehold.store.sql;
 
-import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.LeaseStoreContract;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.lease.LeaseStoreContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -25,7 +25,7 @@ class H2LeaseStoreContractTest extends LeaseStoreContract {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return database.newLeaseStore();
+  protected StoreBackend createBackend() {
+    return database.newBackend();
   }
 }

@@ -1,6 +1,6 @@
 package dev.leasehold.store.sql;
 
-import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.ServerAvailability;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;

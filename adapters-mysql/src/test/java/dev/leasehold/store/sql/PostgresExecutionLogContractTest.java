@@ -1,7 +1,7 @@
 package dev.leasehold.store.sql;
 
-import dev.leasehold.core.job.ExecutionLogContract;
 import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.job.ExecutionLogContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

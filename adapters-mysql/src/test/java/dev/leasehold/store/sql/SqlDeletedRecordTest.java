@@ -2,9 +2,10 @@ package dev.leasehold.store.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.leasehold.core.lease.DeletedRecordCases;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.lease.DeletedRecordCases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,8 +36,8 @@ abstract class SqlDeletedRecordTest extends DeletedRecordCases {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return database.newLeaseStore();
+  protected StoreBackend createBackend() {
+    return database.newBackend();
   }
 
   @Override
@@ -52,13 +53,14 @@ abstract class SqlDeletedRecordTest extends DeletedRecordCases {
     assertThat(store.release(first)).isTrue();
 
     deleteRecordByHand(name);
-    try (LeaseStore fresh = newStore()) {
+    try (StoreBackend client = newBackend()) {
+      LeaseStore fresh = client.leaseStore();
       assertThat(fresh.claim(name, F2, "node-b", LONG)).as("a firing already run").isEmpty();
       Lease next = fresh.claim(name, F3, "node-b", LONG).orElseThrow();
       assertThat(next.fence()).isGreaterThan(first.fence());
       assertThat(fresh.release(next)).isTrue();
 
-      assertThat(fresh.forget(name)).isTrue();
+      assertThat(client.forgetting().orElseThrow().forget(name)).isTrue();
       Lease again = fresh.claim(name, F1, "node-b", LONG).orElseThrow();
       assertThat(again.fence()).as("above the forgotten fences").isGreaterThan(next.fence());
       assertThat(fresh.release(again)).isTrue();

@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
-import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.ServerAvailability;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -121,6 +121,13 @@ final class TestDatabase implements AutoCloseable {
 
   StoreBackend open() {
     return new SqlStoreFactory().open(settings());
+  }
+
+  /** A new, independent client with its own pool (no migration), with every part of the store. */
+  StoreBackend newBackend() {
+    StoreSettings settings = settings();
+    return new SqlStoreBackend(
+        SqlStoreFactory.pool(vendor, settings, settings.commandTimeout(), 5, "t"), vendor);
   }
 
   /** A new, independent client with its own pool (no migration). */

@@ -2,25 +2,21 @@ package dev.leasehold.store.redis;
 
 import dev.leasehold.core.lease.ClaimRequest;
 import dev.leasehold.core.lease.ClaimResult;
-import dev.leasehold.core.lease.DeletedRecords;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
-import dev.leasehold.core.lease.Pause;
 import dev.leasehold.core.store.StoreSettings;
 import dev.leasehold.store.redis.node.ClaimEntry;
 import dev.leasehold.store.redis.node.ClaimScript;
 import dev.leasehold.store.redis.node.ClaimUndo;
-import dev.leasehold.store.redis.node.FenceHints;
 import dev.leasehold.store.redis.node.Grant;
 import dev.leasehold.store.redis.node.LeaseKeys;
 import dev.leasehold.store.redis.node.LuaScript;
 import dev.leasehold.store.redis.node.NodeState;
 import dev.leasehold.store.redis.node.RedisConnector;
 import dev.leasehold.store.redis.node.RedisNode;
-import dev.leasehold.store.redis.node.RedisNodes;
 import dev.leasehold.store.redis.node.RedisOptions;
 import dev.leasehold.store.redis.node.RedisUris;
 import dev.leasehold.store.redis.node.Replies;
@@ -58,6 +54,9 @@ import org.slf4j.LoggerFactory;
  * wait-replicas: N} a claim, acquisition or renewal counts only once N replicas acknowledged it
  * ({@code WAIT}); a claim or acquisition that was not is undone and reported as a failure.
  *
+ * <p>Pauses and forgetting are {@link RedisLeaseRecords}, node records {@link
+ * dev.leasehold.store.redis.node.RedisNodeRecords}; the backend holds them beside this store.
+ *
  * <p>Exactly-once across a restart of Redis needs persistence (AOF): without it the watermark is
  * lost with the data set and a late replica could claim a firing that already ran.
  */
@@ -67,12 +66,13 @@ public final class RedisLeaseStore implements LeaseStore {
   private final RedisConnector connector;
   private final RedisNode node;
   private final LeaseKeys keys;
-  private final FenceHints hints = new FenceHints();
+  private final RedisClaims claims;
 
   private RedisLeaseStore(RedisConnector connector, RedisNode node, LeaseKeys keys) {
     this.connector = connector;
     this.node = node;
     this.keys = keys;
+    this.claims = new RedisClaims(node, keys);
   }
 
   /**
@@ -101,18 +101,14 @@ public final class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
-    return tryClaim(name, firing, holder, ttl).leaseIfWon();
-  }
-
-  @Override
   public ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
     LeaseArguments.name(name);
     LeaseArguments.firing(firing);
     LeaseArguments.holder(holder);
     LeaseArguments.ttlMillis(ttl);
     ClaimResult result =
-        node.await(send(List.of(new ClaimRequest(name, firing, holder, ttl))), "claim").get(0);
+        node.await(claims.send(List.of(new ClaimRequest(name, firing, holder, ttl))), "claim")
+            .get(0);
     if (result.kind() == ClaimResult.Kind.FAILED) {
       throw result.failure();
     }
@@ -135,7 +131,7 @@ public final class RedisLeaseStore implements LeaseStore {
       for (int from = 0; from < group.size(); from += ClaimScript.BATCH) {
         List<Integer> call = group.subList(from, Math.min(group.size(), from + ClaimScript.BATCH));
         calls.add(call);
-        sent.add(send(call.stream().map(requests::get).toList()));
+        sent.add(claims.send(call.stream().map(requests::get).toList()));
       }
     }
     ClaimResult[] results = new ClaimResult[requests.size()];
@@ -153,71 +149,6 @@ public final class RedisLeaseStore implements LeaseStore {
     return List.of(results);
   }
 
-  /** One claim script over {@code batch}; never completes exceptionally but per entry. */
-  private CompletableFuture<List<ClaimResult>> send(List<ClaimRequest> batch) {
-    List<ClaimEntry> entries = new ArrayList<>(batch.size());
-    for (ClaimRequest r : batch) {
-      entries.add(ClaimEntry.claim(r, keys, LeaseArguments.newToken(), hints.next(r.name())));
-    }
-    String what = ClaimScript.what(entries);
-    return ClaimScript.send(node, entries)
-        .thenCompose(grants -> ClaimUndo.unlessReplicated(node, what, entries, grants))
-        .handle(
-            (grants, e) -> {
-              if (e == null) {
-                return results(entries, grants);
-              }
-              // the claim may still be applied by the server (its answer was lost, e.g. a timeout
-              // while the network held the bytes): each entry's undo follows it on the same
-              // connection (ClaimUndo), sent before the failure is reported, so that a retry comes
-              // after it; nobody waits for its answer
-              entries.forEach(entry -> ClaimUndo.on(node, entry, null));
-              return failAll(batch, node.failure(what, e));
-            });
-  }
-
-  private List<ClaimResult> results(List<ClaimEntry> entries, List<Grant> grants) {
-    List<ClaimResult> results = new ArrayList<>(entries.size());
-    for (int i = 0; i < entries.size(); i++) {
-      ClaimEntry e = entries.get(i);
-      Grant g = grants.get(i);
-      if (g.granted()) {
-        results.add(ClaimResult.won(lease(e, g)));
-      } else {
-        log.debug("claim of {} refused: {}", e.name(), g.refusal());
-        results.add(g.refusalResult());
-      }
-    }
-    return results;
-  }
-
-  /** The lease {@code g} granted to {@code e}, recorded as this client's latest fence. */
-  private Lease lease(ClaimEntry e, Grant g) {
-    hints.granted(e.name(), g.fence());
-    warnIfRestored(e.name(), g);
-    Instant expiresAt = Instant.ofEpochMilli(g.serverMillis()).plus(e.ttl());
-    return new Lease(e.name(), e.holder(), e.token(), g.fence(), e.ttl(), expiresAt);
-  }
-
-  private void warnIfRestored(String name, Grant g) {
-    if (g.restored()) {
-      log.warn(
-          DeletedRecords.restored(
-              name,
-              keys.meta(name)
-                  + " was missing; fence and watermark taken from "
-                  + keys.highWater(name),
-              g.fence() - 1,
-              g.fence()));
-    }
-  }
-
-  private static List<ClaimResult> failAll(List<ClaimRequest> batch, LeaseStoreException e) {
-    List<ClaimResult> results = new ArrayList<>(batch.size());
-    batch.forEach(r -> results.add(ClaimResult.failed(e)));
-    return results;
-  }
-
   @Override
   public Optional<Lease> acquire(String name, String holder, Duration ttl) {
     LeaseArguments.name(name);
@@ -226,7 +157,7 @@ public final class RedisLeaseStore implements LeaseStore {
     List<ClaimEntry> entry =
         List.of(
             ClaimEntry.acquisition(
-                name, keys, LeaseArguments.newToken(), holder, ttl, hints.next(name)));
+                name, keys, LeaseArguments.newToken(), holder, ttl, claims.hint(name)));
     Grant grant = node.await(ClaimScript.send(node, entry), "acquire").get(0);
     if (!grant.granted()) {
       log.debug("acquire of {} refused: held", name);
@@ -234,7 +165,7 @@ public final class RedisLeaseStore implements LeaseStore {
     }
     node.await(
         ClaimUndo.unlessReplicated(node, entry.get(0).what(), entry, List.of(grant)), "acquire");
-    return Optional.of(lease(entry.get(0), grant));
+    return Optional.of(claims.lease(entry.get(0), grant));
   }
 
   /**
@@ -269,94 +200,10 @@ public final class RedisLeaseStore implements LeaseStore {
   }
 
   @Override
-  public boolean supportsPause() {
-    return true;
-  }
-
-  /** One script ({@link LuaScript#PAUSE}); with {@code wait-replicas}, acknowledged by replicas. */
-  @Override
-  public Pause pause(String name, String by, String reason, boolean stopRunning) {
-    LeaseArguments.name(name);
-    Pause.check(by, reason);
-    String where = "Redis " + node.address() + ": pause of " + name;
-    Object reply =
-        node.await(
-            node.eval(
-                LuaScript.PAUSE,
-                keys.lease(name),
-                by,
-                reason == null ? "" : reason,
-                stopRunning ? "1" : "0"),
-            "pause");
-    List<?> r = Replies.array(where, reply, 2);
-    long since = Replies.integer(where, reply, r.get(0));
-    node.await(node.replicated("pause of " + name), "pause");
-    return new Pause(Instant.ofEpochMilli(since), by, reason, stopRunning);
-  }
-
-  /** One script ({@link LuaScript#RESUME}). */
-  @Override
-  public boolean resume(String name, boolean catchUp) {
-    LeaseArguments.name(name);
-    boolean resumed =
-        Replies.flag(
-            "Redis " + node.address() + ": resume of " + name,
-            node.await(
-                node.eval(LuaScript.RESUME, keys.lease(name), catchUp ? "1" : "0"), "resume"));
-    if (resumed) {
-      node.await(node.replicated("resume of " + name), "resume");
-    }
-    return resumed;
-  }
-
-  @Override
-  public boolean supportsForget() {
-    return true;
-  }
-
-  /**
-   * One script ({@link LuaScript#FORGET}): the meta hash goes when no lease key lives; the
-   * high-water key stays (for a self-check scratch name it goes too).
-   */
-  @Override
-  public boolean forget(String name) {
-    LeaseArguments.name(name);
-    boolean forgotten =
-        Replies.flag(
-            "Redis " + node.address() + ": forget of " + name,
-            node.await(
-                node.eval(
-                    LuaScript.FORGET,
-                    keys.lease(name),
-                    dev.leasehold.core.store.StoreSelfCheck.isScratch(name) ? "1" : "0"),
-                "forget"));
-    if (forgotten) {
-      node.await(node.replicated("forget of " + name), "forget");
-    }
-    return forgotten;
-  }
-
-  @Override
   public Optional<LeaseState> inspect(String name) {
     LeaseArguments.name(name);
     return Optional.ofNullable(node.await(inspectAsync(name), "inspect"))
         .map(state -> state.toState(name));
-  }
-
-  @Override
-  public boolean supportsNodes() {
-    return true;
-  }
-
-  /** One {@code SET ... PX} per Redis node ({@link RedisNodes}). */
-  @Override
-  public void publishNode(dev.leasehold.core.lease.NodeRecord record, Duration ttl) {
-    node.await(RedisNodes.publish(node, keys, record, ttl), "node record");
-  }
-
-  @Override
-  public List<dev.leasehold.core.lease.NodeRecord> nodes() {
-    return RedisNodes.sorted(RedisNodes.read(node, keys));
   }
 
   @Override

@@ -1,14 +1,19 @@
 package dev.leasehold.store.redis;
 
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.NodeRecords;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.store.redis.node.LeaseKeys;
 import dev.leasehold.store.redis.node.RedisNode;
+import dev.leasehold.store.redis.node.RedisNodeRecords;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** Leases and history on the same Redis node(s); closing it closes the connections. */
@@ -17,9 +22,19 @@ final class RedisStoreBackend implements StoreBackend {
   private final ExecutionLog executionLog;
   private final List<RedisNode> nodes;
   private final int needed;
+  private final Pauses pauses;
+  private final Forgetting forgetting;
+  private final NodeRecords nodeRecords;
 
-  RedisStoreBackend(LeaseStore leaseStore, List<RedisNode> nodes, LeaseKeys keys, long maxPerJob) {
+  /**
+   * @param records the pauses and forgetting of {@code leaseStore}, on the same nodes
+   */
+  <R extends Pauses & Forgetting> RedisStoreBackend(
+      LeaseStore leaseStore, R records, List<RedisNode> nodes, LeaseKeys keys, long maxPerJob) {
     this.leaseStore = leaseStore;
+    this.pauses = records;
+    this.forgetting = records;
+    this.nodeRecords = new RedisNodeRecords(nodes, keys);
     this.nodes = List.copyOf(nodes);
     this.executionLog = new RedisExecutionLog(nodes, keys, maxPerJob);
     this.needed = RedisNode.majority(nodes);
@@ -33,6 +48,21 @@ final class RedisStoreBackend implements StoreBackend {
   @Override
   public ExecutionLog executionLog() {
     return executionLog;
+  }
+
+  @Override
+  public Optional<Pauses> pauses() {
+    return Optional.of(pauses);
+  }
+
+  @Override
+  public Optional<NodeRecords> nodeRecords() {
+    return Optional.of(nodeRecords);
+  }
+
+  @Override
+  public Optional<Forgetting> forgetting() {
+    return Optional.of(forgetting);
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.leasehold.core.store.StoreSettings;
 import dev.leasehold.store.redis.node.LeaseKeys;
 import dev.leasehold.store.redis.node.RedisOptions;
 import dev.leasehold.store.redis.node.RedisUris;
+import dev.leasehold.store.redis.redlock.RedlockLeaseRecords;
 import dev.leasehold.store.redis.redlock.RedlockLeaseStore;
 import java.util.List;
 import java.util.Map;
@@ -75,9 +76,19 @@ public final class RedisStoreFactory implements StoreFactory {
     long maxPerJob = RedisOptions.HISTORY_MAX.value(settings);
     if (REDIS.equals(settings.type())) {
       RedisLeaseStore store = RedisLeaseStore.open(settings);
-      return new RedisStoreBackend(store, java.util.List.of(store.node()), store.keys(), maxPerJob);
+      return new RedisStoreBackend(
+          store,
+          new RedisLeaseRecords(store.node(), store.keys()),
+          java.util.List.of(store.node()),
+          store.keys(),
+          maxPerJob);
     }
     RedlockLeaseStore store = RedlockLeaseStore.open(settings);
-    return new RedisStoreBackend(store, store.redisNodes(), store.keys(), maxPerJob);
+    return new RedisStoreBackend(
+        store,
+        new RedlockLeaseRecords(store.redisNodes(), store.keys()),
+        store.redisNodes(),
+        store.keys(),
+        maxPerJob);
   }
 }

@@ -89,14 +89,14 @@ final class ClusterSetup implements AutoCloseable {
         continue;
       }
       long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-      while (!dev.leasehold.core.testing.ServerAvailability.listening(
+      while (!dev.leasehold.storekit.testing.ServerAvailability.listening(
               "127.0.0.1", node.port() + 10000)
           && node.alive()
           && System.nanoTime() < end) {
         Thread.sleep(20);
       }
       if (node.alive()
-          && dev.leasehold.core.testing.ServerAvailability.listening(
+          && dev.leasehold.storekit.testing.ServerAvailability.listening(
               "127.0.0.1", node.port() + 10000)) {
         // another program listening on that port would pass the check above while the node
         // aborts: it must still be there, and answer, a moment later

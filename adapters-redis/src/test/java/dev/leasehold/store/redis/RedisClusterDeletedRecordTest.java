@@ -1,8 +1,8 @@
 package dev.leasehold.store.redis;
 
-import dev.leasehold.core.lease.DeletedRecordCases;
-import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.store.redis.node.LeaseKeys;
+import dev.leasehold.storekit.lease.DeletedRecordCases;
 import io.lettuce.core.RedisException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,8 +29,8 @@ class RedisClusterDeletedRecordTest extends DeletedRecordCases {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return RedisLeaseStore.open(cluster.settings(PREFIX));
+  protected StoreBackend createBackend() {
+    return new RedisStoreFactory().open(cluster.settings(PREFIX));
   }
 
   @Override

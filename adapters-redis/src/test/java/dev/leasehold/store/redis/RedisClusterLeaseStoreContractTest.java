@@ -1,7 +1,7 @@
 package dev.leasehold.store.redis;
 
-import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.LeaseStoreContract;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.lease.LeaseStoreContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -27,7 +27,7 @@ class RedisClusterLeaseStoreContractTest extends LeaseStoreContract {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return RedisLeaseStore.open(cluster.settings(PREFIX));
+  protected StoreBackend createBackend() {
+    return new RedisStoreFactory().open(cluster.settings(PREFIX));
   }
 }

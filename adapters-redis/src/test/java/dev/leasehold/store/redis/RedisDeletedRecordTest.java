@@ -1,8 +1,8 @@
 package dev.leasehold.store.redis;
 
-import dev.leasehold.core.lease.DeletedRecordCases;
-import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.store.redis.node.LeaseKeys;
+import dev.leasehold.storekit.lease.DeletedRecordCases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -25,8 +25,8 @@ class RedisDeletedRecordTest extends DeletedRecordCases {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return RedisLeaseStore.open(RedisLeaseStoreContractTest.settings(PREFIX));
+  protected StoreBackend createBackend() {
+    return new RedisStoreFactory().open(RedisLeaseStoreContractTest.settings(PREFIX));
   }
 
   @Override

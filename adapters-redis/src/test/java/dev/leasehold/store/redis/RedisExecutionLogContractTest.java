@@ -1,7 +1,7 @@
 package dev.leasehold.store.redis;
 
-import dev.leasehold.core.job.ExecutionLogContract;
 import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.job.ExecutionLogContract;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

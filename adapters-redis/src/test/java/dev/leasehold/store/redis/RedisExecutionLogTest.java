@@ -2,9 +2,9 @@ package dev.leasehold.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.leasehold.core.job.ScopedHistoryCases;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.storekit.job.ScopedHistoryCases;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;

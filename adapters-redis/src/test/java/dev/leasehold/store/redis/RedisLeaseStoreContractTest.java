@@ -1,8 +1,8 @@
 package dev.leasehold.store.redis;
 
-import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.LeaseStoreContract;
+import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.storekit.lease.LeaseStoreContract;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -29,7 +29,7 @@ class RedisLeaseStoreContractTest extends LeaseStoreContract {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return RedisLeaseStore.open(settings(PREFIX));
+  protected StoreBackend createBackend() {
+    return new RedisStoreFactory().open(settings(PREFIX));
   }
 }

@@ -1,9 +1,9 @@
 package dev.leasehold.store.redis;
 
 import dev.leasehold.core.store.StoreSettings;
-import dev.leasehold.core.testing.ServerAvailability;
-import dev.leasehold.core.testing.TestProcesses;
 import dev.leasehold.store.redis.redlock.RedlockLeaseStore;
+import dev.leasehold.storekit.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.TestProcesses;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

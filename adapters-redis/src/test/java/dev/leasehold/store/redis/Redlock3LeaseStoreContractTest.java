@@ -1,8 +1,7 @@
 package dev.leasehold.store.redis;
 
-import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.LeaseStoreContract;
-import dev.leasehold.store.redis.redlock.RedlockLeaseStore;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.lease.LeaseStoreContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -23,7 +22,7 @@ class Redlock3LeaseStoreContractTest extends LeaseStoreContract {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return RedlockLeaseStore.open(servers.redlockSettings());
+  protected StoreBackend createBackend() {
+    return new RedisStoreFactory().open(servers.redlockSettings());
   }
 }

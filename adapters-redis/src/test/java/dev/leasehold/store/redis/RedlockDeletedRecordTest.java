@@ -1,8 +1,7 @@
 package dev.leasehold.store.redis;
 
-import dev.leasehold.core.lease.DeletedRecordCases;
-import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.store.redis.redlock.RedlockLeaseStore;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.lease.DeletedRecordCases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -27,8 +26,8 @@ class RedlockDeletedRecordTest extends DeletedRecordCases {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return RedlockLeaseStore.open(servers.redlockSettings());
+  protected StoreBackend createBackend() {
+    return new RedisStoreFactory().open(servers.redlockSettings());
   }
 
   @Override

@@ -5,12 +5,15 @@ import static dev.leasehold.store.zookeeper.ZooKeeperSession.statOf;
 
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.DeletedRecords;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pause;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.store.StoreSelfCheck;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -59,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * high-water nodes) and creates the lease node. A version that moved in between fails the whole
  * transaction and the claim reads again.
  */
-final class ZooKeeperLeaseStore implements LeaseStore {
+final class ZooKeeperLeaseStore implements LeaseStore, Pauses, NodeRecords, Forgetting {
   private static final Logger log = LoggerFactory.getLogger(ZooKeeperLeaseStore.class);
   private static final int ATTEMPTS = 8;
 
@@ -69,11 +72,6 @@ final class ZooKeeperLeaseStore implements LeaseStore {
   ZooKeeperLeaseStore(ZooKeeperSession session, ZooKeeperPaths paths) {
     this.session = session;
     this.paths = paths;
-  }
-
-  @Override
-  public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
-    return tryClaim(name, firing, holder, ttl).leaseIfWon();
   }
 
   @Override
@@ -252,11 +250,6 @@ final class ZooKeeperLeaseStore implements LeaseStore {
     T run() throws KeeperException;
   }
 
-  @Override
-  public boolean supportsPause() {
-    return true;
-  }
-
   /**
    * Writes the pause into the job node (created when the name was never claimed), version-checked
    * like a claim: a claim that read the node before fails its own check and reads the pause. {@code
@@ -337,11 +330,6 @@ final class ZooKeeperLeaseStore implements LeaseStore {
     return Optional.of(state(name, read.get(0), read.get(1), now));
   }
 
-  @Override
-  public boolean supportsForget() {
-    return true;
-  }
-
   /**
    * Reads both nodes; when the job is not paused and no lease node lives (on the ensemble's clock),
    * one version-checked {@code multi} deletes the expired lease node, if any, and the job node. The
@@ -384,11 +372,6 @@ final class ZooKeeperLeaseStore implements LeaseStore {
           session.multi(ops);
           return true;
         });
-  }
-
-  @Override
-  public boolean supportsNodes() {
-    return true;
   }
 
   /** A persistent znode under {@code nodes} ({@link ZooKeeperNodes}). */

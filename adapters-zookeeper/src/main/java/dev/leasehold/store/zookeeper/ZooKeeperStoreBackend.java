@@ -1,8 +1,12 @@
 package dev.leasehold.store.zookeeper;
 
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NodeRecords;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.store.StoreBackend;
+import java.util.Optional;
 
 /** Leases and history in one ZooKeeper ensemble, through one session. */
 final class ZooKeeperStoreBackend implements StoreBackend {
@@ -21,6 +25,22 @@ final class ZooKeeperStoreBackend implements StoreBackend {
   @Override
   public LeaseStore leaseStore() {
     return leaseStore;
+  }
+
+  /** Every part: pauses, node records and forgetting, all by the lease store's client. */
+  @Override
+  public Optional<Pauses> pauses() {
+    return Optional.of(leaseStore);
+  }
+
+  @Override
+  public Optional<NodeRecords> nodeRecords() {
+    return Optional.of(leaseStore);
+  }
+
+  @Override
+  public Optional<Forgetting> forgetting() {
+    return Optional.of(leaseStore);
   }
 
   @Override

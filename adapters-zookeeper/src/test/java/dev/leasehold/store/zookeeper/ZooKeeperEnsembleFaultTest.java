@@ -1,9 +1,9 @@
 package dev.leasehold.store.zookeeper;
 
-import dev.leasehold.core.lease.HoldThroughAFault;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSettings;
+import dev.leasehold.storekit.lease.HoldThroughAFault;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.leasehold.store.zookeeper;
 
-import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.LeaseStoreContract;
+import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.storekit.lease.LeaseStoreContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -22,7 +22,7 @@ class ZooKeeperLeaseStoreContractTest extends LeaseStoreContract {
   }
 
   @Override
-  protected LeaseStore createStore() {
-    return new ZooKeeperStoreFactory().open(zookeeper.settings()).leaseStore();
+  protected StoreBackend createBackend() {
+    return new ZooKeeperStoreFactory().open(zookeeper.settings());
   }
 }

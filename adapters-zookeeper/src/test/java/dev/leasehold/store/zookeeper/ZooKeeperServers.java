@@ -1,8 +1,8 @@
 package dev.leasehold.store.zookeeper;
 
 import dev.leasehold.core.store.StoreSettings;
-import dev.leasehold.core.testing.ServerAvailability;
-import dev.leasehold.core.testing.TestProcesses;
+import dev.leasehold.storekit.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.TestProcesses;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

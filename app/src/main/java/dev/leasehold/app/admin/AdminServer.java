@@ -12,9 +12,12 @@ import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.lease.LeaseNames;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pause;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.lease.Replicas;
 import dev.leasehold.core.scheduler.Scheduler;
+import dev.leasehold.core.store.StoreBackend;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -91,6 +94,7 @@ public final class AdminServer implements AutoCloseable {
   private final DaemonConfig config;
   private final ConfigReload reload;
   private final Scheduler scheduler;
+  private final StoreBackend backend;
   private final LeaseStore store;
   private final StoreHealth health;
   private final DaemonMetrics metrics;
@@ -109,7 +113,7 @@ public final class AdminServer implements AutoCloseable {
       DaemonConfig config,
       InetSocketAddress address,
       Scheduler scheduler,
-      LeaseStore store,
+      StoreBackend backend,
       StoreHealth health,
       DaemonMetrics metrics,
       ExecutionLog history,
@@ -121,7 +125,8 @@ public final class AdminServer implements AutoCloseable {
     this.exposed = !address.getAddress().isLoopbackAddress();
     this.hosts = AllowedHosts.of(address.getHostString(), config.admin().allowedHosts());
     this.scheduler = scheduler;
-    this.store = store;
+    this.backend = backend;
+    this.store = backend.leaseStore();
     this.health = health;
     this.metrics = metrics;
     this.history = history;
@@ -129,7 +134,7 @@ public final class AdminServer implements AutoCloseable {
         new StatusView(
             this::jobsConfig,
             Optional.ofNullable(reload),
-            store,
+            backend,
             history,
             health,
             config.admin().token() != null);
@@ -203,13 +208,13 @@ public final class AdminServer implements AutoCloseable {
   public static AdminServer start(
       DaemonConfig config,
       Scheduler scheduler,
-      LeaseStore store,
+      StoreBackend backend,
       StoreHealth health,
       DaemonMetrics metrics,
       ExecutionLog history,
       Clock clock)
       throws IOException {
-    return start(config, scheduler, store, health, metrics, history, null, clock);
+    return start(config, scheduler, backend, health, metrics, history, null, clock);
   }
 
   /**
@@ -219,7 +224,7 @@ public final class AdminServer implements AutoCloseable {
   public static AdminServer start(
       DaemonConfig config,
       Scheduler scheduler,
-      LeaseStore store,
+      StoreBackend backend,
       StoreHealth health,
       DaemonMetrics metrics,
       ExecutionLog history,
@@ -230,7 +235,8 @@ public final class AdminServer implements AutoCloseable {
     InetSocketAddress address =
         new InetSocketAddress(admin.listen().getHostString(), admin.listen().getPort());
     AdminServer server =
-        new AdminServer(config, address, scheduler, store, health, metrics, history, reload, clock);
+        new AdminServer(
+            config, address, scheduler, backend, health, metrics, history, reload, clock);
     try {
       server.transport =
           AdminTransport.start(address, server::answer, r -> r.path().equals("/health"));
@@ -327,7 +333,7 @@ public final class AdminServer implements AutoCloseable {
     Map<String, String> query = request.query();
     DaemonConfig current = jobsConfig();
     boolean json = "json".equals(query.get("format"));
-    String body = StatusReport.render(current, store, clock.instant(), json);
+    String body = StatusReport.render(current, backend, clock.instant(), json);
     AdminResponse answer =
         AdminResponse.of(200, json ? AdminResponse.JSON : AdminResponse.TEXT, body)
             .with(StatusReport.IDENTITY_HEADER, StatusReport.identity(current));
@@ -342,10 +348,12 @@ public final class AdminServer implements AutoCloseable {
   }
 
   private AdminResponse nodes() {
-    if (!store.supportsNodes()) {
+    Optional<NodeRecords> records = backend.nodeRecords();
+    if (records.isEmpty()) {
       return AdminResponse.text(501, "this store keeps no node records\n");
     }
-    return AdminResponse.json(NodesReport.rows(Replicas.of(store.nodes(), clock.instant())));
+    return AdminResponse.json(
+        NodesReport.rows(Replicas.of(records.get().nodes(), clock.instant())));
   }
 
   /**
@@ -517,7 +525,11 @@ public final class AdminServer implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       return AdminResponse.text(400, "reason: " + e.getMessage() + "\n");
     }
-    Pause pause = store.pause(job, by, reason, stop);
+    Optional<Pauses> pauses = backend.pauses();
+    if (pauses.isEmpty()) {
+      return AdminResponse.text(501, "this store does not keep pauses\n");
+    }
+    Pause pause = pauses.get().pause(job, by, reason, stop);
     log.info("job={} paused over the admin endpoint: {}", job, StatusReport.describe(pause));
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("name", job);
@@ -531,7 +543,11 @@ public final class AdminServer implements AutoCloseable {
       return AdminResponse.text(404, "unknown job\n");
     }
     boolean catchUp = "true".equals(request.query().get("catch_up"));
-    boolean resumed = store.resume(job, catchUp);
+    Optional<Pauses> pauses = backend.pauses();
+    if (pauses.isEmpty()) {
+      return AdminResponse.text(501, "this store does not keep pauses\n");
+    }
+    boolean resumed = pauses.get().resume(job, catchUp);
     if (resumed) {
       log.info("job={} resumed over the admin endpoint{}", job, catchUp ? " with catch-up" : "");
     }

@@ -11,9 +11,11 @@ import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Replicas;
 import dev.leasehold.core.schedule.CronSchedule;
 import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.store.StoreBackend;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -54,13 +56,14 @@ final class StatusView {
   private final Optional<ConfigReload> reload;
   private DaemonConfig config;
   private final LeaseStore store;
+  private final Optional<NodeRecords> nodeRecords;
   private final ExecutionLog history;
   private final StoreHealth health;
   private final boolean triggerEnabled;
 
   StatusView(
       DaemonConfig config,
-      LeaseStore store,
+      StoreBackend store,
       ExecutionLog history,
       StoreHealth health,
       boolean triggerEnabled) {
@@ -74,13 +77,14 @@ final class StatusView {
   StatusView(
       Supplier<DaemonConfig> configs,
       Optional<ConfigReload> reload,
-      LeaseStore store,
+      StoreBackend store,
       ExecutionLog history,
       StoreHealth health,
       boolean triggerEnabled) {
     this.configs = configs;
     this.reload = reload;
-    this.store = store;
+    this.store = store.leaseStore();
+    this.nodeRecords = store.nodeRecords();
     this.history = history;
     this.health = health;
     this.triggerEnabled = triggerEnabled;
@@ -197,12 +201,12 @@ final class StatusView {
    */
   private Map<String, Object> replicas(List<String> problems, Instant now) {
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("supported", store.supportsNodes());
-    if (!store.supportsNodes()) {
+    out.put("supported", nodeRecords.isPresent());
+    if (nodeRecords.isEmpty()) {
       return out;
     }
     try {
-      Replicas replicas = Replicas.of(store.nodes(), now);
+      Replicas replicas = Replicas.of(nodeRecords.get().nodes(), now);
       out.put("live", replicas.live().size());
       out.put("stale", replicas.stale().size());
       out.put("drift", replicas.drift());

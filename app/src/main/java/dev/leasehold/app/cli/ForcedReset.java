@@ -5,6 +5,8 @@ import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.Pause;
+import dev.leasehold.core.lease.Pauses;
+import dev.leasehold.core.store.StoreBackend;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -18,13 +20,13 @@ import java.util.Optional;
 final class ForcedReset {
   private ForcedReset() {}
 
-  static Lease takeOver(LeaseStore store, String job, String by, Duration ttl) {
+  static Lease takeOver(StoreBackend backend, String job, String by, Duration ttl) {
+    LeaseStore store = backend.leaseStore();
+    Pauses pauses = backend.pauses().orElse(null);
     Pause before = null;
-    boolean paused = false;
-    if (store.supportsPause()) {
+    if (pauses != null) {
       before = store.inspect(job).map(LeaseState::pause).orElse(null);
-      store.pause(job, by, "leasehold reset --force", true);
-      paused = true;
+      pauses.pause(job, by, "leasehold reset --force", true);
     }
     try {
       long deadline = System.nanoTime() + ttl.multipliedBy(2).plusSeconds(5).toNanos();
@@ -49,10 +51,10 @@ final class ForcedReset {
         }
       }
     } finally {
-      if (paused && before == null) {
-        store.resume(job, false);
-      } else if (paused) {
-        store.pause(job, before.by(), before.reason(), before.stopRunning());
+      if (pauses != null && before == null) {
+        pauses.resume(job, false);
+      } else if (pauses != null) {
+        pauses.pause(job, before.by(), before.reason(), before.stopRunning());
       }
     }
   }

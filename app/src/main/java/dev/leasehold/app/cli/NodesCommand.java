@@ -7,11 +7,12 @@ import dev.leasehold.app.report.NodesReport;
 import dev.leasehold.app.report.TextTable;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
-import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Replicas;
 import dev.leasehold.core.store.StoreBackend;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -48,13 +49,13 @@ final class NodesCommand implements Callable<Integer> {
     try (StoreBackend backend =
         StoreOpener.openOnce(prepared.storeFactory(), prepared.config().store())) {
       StartupTrace.mark("store opened");
-      LeaseStore store = backend.leaseStore();
-      if (!store.supportsNodes()) {
+      Optional<NodeRecords> records = backend.nodeRecords();
+      if (records.isEmpty()) {
         context.err().println("error: this store keeps no node records");
         context.err().flush();
         return Cli.FAILURE;
       }
-      replicas = Replicas.of(store.nodes(), context.clock().instant());
+      replicas = Replicas.of(records.get().nodes(), context.clock().instant());
     }
     List<Map<String, Object>> rows = NodesReport.rows(replicas);
     if (json) {

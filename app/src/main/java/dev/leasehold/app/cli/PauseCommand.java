@@ -7,7 +7,9 @@ import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.Pause;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.store.StoreBackend;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -63,11 +65,12 @@ final class PauseCommand implements Callable<Integer> {
     }
     context.logging(false, "WARN", true);
     try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), c.store())) {
-      if (!backend.leaseStore().supportsPause()) {
+      Optional<Pauses> pauses = backend.pauses();
+      if (pauses.isEmpty()) {
         context.err().println(Steering.unsupported(c));
         return Cli.FAILURE;
       }
-      Pause pause = backend.leaseStore().pause(job, by, why, stopRunning);
+      Pause pause = pauses.get().pause(job, by, why, stopRunning);
       String holder =
           backend.leaseStore().inspect(job).flatMap(LeaseState::currentHolder).orElse(null);
       context

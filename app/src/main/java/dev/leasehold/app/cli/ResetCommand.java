@@ -109,7 +109,7 @@ final class ResetCommand implements Callable<Integer> {
                     + " anything it still writes with fence "
                     + before.get().fence()
                     + " or lower is fenced out");
-        lease = ForcedReset.takeOver(store, job, by, ttlOf(jobConfig));
+        lease = ForcedReset.takeOver(backend, job, by, ttlOf(jobConfig));
       } else {
         lease = store.acquire(job, by, HOLD).orElse(null);
       }

@@ -7,6 +7,7 @@ import dev.leasehold.app.runner.FireTimes;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreOpener;
 import dev.leasehold.core.lease.LeaseState;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.JobPolicy;
 import dev.leasehold.core.store.StoreBackend;
@@ -58,12 +59,13 @@ final class ResumeCommand implements Callable<Integer> {
     JobConfig jobConfig = Steering.knownJob(c, job);
     context.logging(false, "WARN", true);
     try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), c.store())) {
-      if (!backend.leaseStore().supportsPause()) {
+      Optional<Pauses> pauses = backend.pauses();
+      if (pauses.isEmpty()) {
         context.err().println(Steering.unsupported(c));
         return Cli.FAILURE;
       }
       Optional<LeaseState> before = backend.leaseStore().inspect(job);
-      if (!backend.leaseStore().resume(job, catchUp)) {
+      if (!pauses.get().resume(job, catchUp)) {
         context.out().println("job '" + job + "' was not paused; nothing changed");
         return Cli.OK;
       }

@@ -57,9 +57,7 @@ final class StatusCommand implements Callable<Integer> {
     try (StoreBackend backend =
         StoreOpener.openOnce(prepared.storeFactory(), prepared.config().store())) {
       StartupTrace.mark("store opened");
-      text =
-          StatusReport.render(
-              prepared.config(), backend.leaseStore(), context.clock().instant(), json);
+      text = StatusReport.render(prepared.config(), backend, context.clock().instant(), json);
     }
     context.out().print(text);
     return Cli.OK;

@@ -12,8 +12,8 @@ import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.lease.LeaseState;
-import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecord;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Replicas;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.Scheduler;
@@ -171,11 +171,11 @@ final class TriggerCommand implements Callable<Integer> {
 
   /** The default: a request through the store, taken by a live daemon. */
   private int request(DaemonConfig c, StoreBackend backend, Duration open) {
-    LeaseStore store = backend.leaseStore();
+    Optional<NodeRecords> records = backend.nodeRecords();
     List<String> live = null; // null: this store keeps no node records
-    if (store.supportsNodes()) {
+    if (records.isPresent()) {
       live =
-          Replicas.of(store.nodes(), context.clock().instant()).live().stream()
+          Replicas.of(records.get().nodes(), context.clock().instant()).live().stream()
               .map(NodeRecord::nodeId)
               .toList();
       if (live.isEmpty()) {
@@ -228,7 +228,7 @@ final class TriggerCommand implements Callable<Integer> {
   private int await(
       StoreBackend backend, TriggerRequest request, Duration open, List<String> live) {
     ExecutionLog history = backend.executionLog();
-    LeaseStore store = backend.leaseStore();
+    Optional<NodeRecords> records = backend.nodeRecords();
     Instant takeBy = request.until().plus(TAKE_MARGIN);
     ExecutionRecord taken = null;
     Instant nextNodeCheck = null;
@@ -265,11 +265,11 @@ final class TriggerCommand implements Callable<Integer> {
                         + " configuration, and its lease free ('leasehold status')?");
             return Cli.FAILURE;
           }
-        } else if (store.supportsNodes() && !now.isBefore(nextNodeCheck)) {
+        } else if (records.isPresent() && !now.isBefore(nextNodeCheck)) {
           nextNodeCheck = now.plus(NODE_CHECK);
           String node = taken.node();
           boolean alive =
-              Replicas.of(store.nodes(), now).live().stream()
+              Replicas.of(records.get().nodes(), now).live().stream()
                   .anyMatch(n -> n.nodeId().equals(node));
           if (!alive && request.runIn(history.recent(job, 50)).isEmpty()) {
             context

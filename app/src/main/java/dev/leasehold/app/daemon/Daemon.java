@@ -132,7 +132,7 @@ public final class Daemon {
               AdminServer.start(
                   config,
                   scheduler,
-                  backend.leaseStore(),
+                  backend,
                   injector.getInstance(StoreHealth.class),
                   metrics.get(),
                   backend.executionLog(),
@@ -145,6 +145,7 @@ public final class Daemon {
         pruner =
             new HistoryPruner(
                 backend.leaseStore(),
+                backend.forgetting(),
                 backend.executionLog(),
                 config.history(),
                 config.node(),
@@ -153,7 +154,7 @@ public final class Daemon {
         pruner.start();
         publisher =
             new NodePublisher(
-                backend.leaseStore(),
+                backend,
                 config.node(),
                 BuildInfo.version(),
                 JobDigest.following(() -> reload.current().jobs()),

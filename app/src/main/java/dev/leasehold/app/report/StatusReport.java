@@ -9,6 +9,7 @@ import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.Pause;
 import dev.leasehold.core.lease.Replicas;
+import dev.leasehold.core.store.StoreBackend;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,14 +44,14 @@ public final class StatusReport {
    * and its summary). A daemon's {@code GET /status} answers with this same text, so a {@code
    * status} that a local daemon answers prints what reading the store would.
    */
-  public static String render(DaemonConfig config, LeaseStore store, Instant now, boolean json) {
-    List<Map<String, Object>> rows = rows(config, store, now);
+  public static String render(DaemonConfig config, StoreBackend store, Instant now, boolean json) {
+    List<Map<String, Object>> rows = rows(config, store.leaseStore(), now);
     if (json) {
       return Json.write(rows) + "\n";
     }
     StringBuilder out = new StringBuilder(TextTable.render(COLUMNS, forTable(rows)));
-    if (store.supportsNodes()) {
-      Replicas replicas = Replicas.of(store.nodes(), now);
+    if (store.nodeRecords().isPresent()) {
+      Replicas replicas = Replicas.of(store.nodeRecords().get().nodes(), now);
       List<Map<String, Object>> nodes = NodesReport.rows(replicas);
       out.append("\nnodes:\n");
       if (!nodes.isEmpty()) {

@@ -71,7 +71,7 @@ public final class StoreOpener {
               try (StoreBackend second = factory.open(settings)) {
                 StartupTrace.mark("second client opened");
                 new StoreSelfCheck(settings, node, factory.selfCheckTtl(settings))
-                    .run(backend.leaseStore(), second.leaseStore());
+                    .run(backend, second);
                 check.complete(null);
               } catch (Throwable e) {
                 check.completeExceptionally(e);

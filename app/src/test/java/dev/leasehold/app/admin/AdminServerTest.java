@@ -373,7 +373,7 @@ class AdminServerTest {
     assertThat(body(port, "/metrics")).contains("leasehold_config_drift 0.0");
 
     // two more replicas with a job set of their own: they are the majority, this node differs
-    dev.leasehold.core.lease.LeaseStore other = store.leases.client();
+    dev.leasehold.core.lease.NodeRecords other = store.leases.client();
     java.time.Instant now = java.time.Instant.now();
     for (String id : List.of("other-1", "other-2")) {
       other.publishNode(

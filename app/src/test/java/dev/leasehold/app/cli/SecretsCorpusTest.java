@@ -3,7 +3,7 @@ package dev.leasehold.app.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.app.testing.CliHarness;
-import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.ServerAvailability;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

@@ -8,7 +8,7 @@ import dev.leasehold.app.wiring.StoreModules;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreSelfCheck;
-import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.ServerAvailability;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanIterator;

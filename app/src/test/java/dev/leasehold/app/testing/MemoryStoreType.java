@@ -1,7 +1,11 @@
 package dev.leasehold.app.testing;
 
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.ClaimResult;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NodeRecords;
+import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
@@ -9,6 +13,7 @@ import dev.leasehold.core.testing.InMemoryExecutionLog;
 import dev.leasehold.core.testing.InMemoryLeaseStore;
 import java.time.Clock;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -75,12 +80,30 @@ public final class MemoryStoreType {
       if (!server.reachable) {
         throw new dev.leasehold.core.lease.LeaseStoreException("memory store is down");
       }
-      LeaseStore client = server.leases.client();
-      LeaseStore store = server.forgetsTheWatermark ? new ForgetsTheWatermark(client) : client;
+      InMemoryLeaseStore client = server.leases.client();
+      boolean broken = server.forgetsTheWatermark;
+      LeaseStore store = broken ? new ForgetsTheWatermark(client) : client;
+      // the broken client keeps nothing but leases; the reference client every part
+      Optional<InMemoryLeaseStore> parts = broken ? Optional.empty() : Optional.of(client);
       return new StoreBackend() {
         @Override
         public LeaseStore leaseStore() {
           return store;
+        }
+
+        @Override
+        public Optional<Pauses> pauses() {
+          return parts.map(c -> c);
+        }
+
+        @Override
+        public Optional<NodeRecords> nodeRecords() {
+          return parts.map(c -> c);
+        }
+
+        @Override
+        public Optional<Forgetting> forgetting() {
+          return parts.map(c -> c);
         }
 
         @Override
@@ -103,6 +126,14 @@ public final class MemoryStoreType {
 
   /** Claims a firing already run as long as nobody holds the lease. */
   private record ForgetsTheWatermark(LeaseStore delegate) implements LeaseStore {
+    @Override
+    public ClaimResult tryClaim(
+        String name, java.time.Instant firing, String holder, java.time.Duration ttl) {
+      return claim(name, firing, holder, ttl)
+          .map(ClaimResult::won)
+          .orElseGet(() -> ClaimResult.refusal(inspect(name), firing));
+    }
+
     @Override
     public java.util.Optional<dev.leasehold.core.lease.Lease> claim(
         String name, java.time.Instant firing, String holder, java.time.Duration ttl) {

@@ -1,6 +1,7 @@
 package dev.leasehold.blackbox.broken;
 
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
@@ -94,6 +95,13 @@ public final class NoWatermarkStoreType {
    * catch the duplicates.
    */
   private record NoWatermarkLeaseStore(LeaseStore delegate) implements LeaseStore {
+    @Override
+    public ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
+      return claim(name, firing, holder, ttl)
+          .map(ClaimResult::won)
+          .orElseGet(() -> ClaimResult.refusal(inspect(name), firing));
+    }
+
     @Override
     public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
       if (StoreSelfCheck.isScratch(name)) {

@@ -3,7 +3,7 @@ package dev.leasehold.blackbox.servers;
 import dev.leasehold.app.testing.Poll;
 import dev.leasehold.blackbox.BlackBox;
 import dev.leasehold.blackbox.Proc;
-import dev.leasehold.core.testing.ServerAvailability;
+import dev.leasehold.storekit.testing.ServerAvailability;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -18,39 +18,41 @@ import java.util.Optional;
  * <p>Every time is the store's (database {@code now()}, Redis {@code PX}, Mongo {@code $$NOW})
  * wherever the store has a clock, so replicas with skewed clocks agree on expiry (G2, G3).
  *
+ * <p>The lease operations only: what else a store keeps has a port of its own ({@link Pauses},
+ * {@link NodeRecords}, {@link Forgetting}), which its {@link dev.leasehold.core.store.StoreBackend}
+ * returns when the store has it.
+ *
  * <p>The behaviour is specified by the contract test kit {@code LeaseStoreContract} in the {@code
  * leasehold-store-kit} artifact; every implementation passes it against a real server.
  */
 public interface LeaseStore extends AutoCloseable {
 
   /**
-   * Claims the lease for one scheduled firing. Succeeds only if no live lease exists on {@code
-   * name} <b>and</b> the watermark (the last firing claimed under this name) is earlier than {@code
-   * firing}. On success the watermark becomes {@code firing} and the fence is incremented. This
-   * single operation gives G1 (one run per firing), G2 (a late replica is refused by the watermark)
-   * and G3 (an expired lease is free again).
+   * Claims the lease for one scheduled firing and says why a refusal happened. Succeeds only if no
+   * live lease exists on {@code name} <b>and</b> the watermark (the last firing claimed under this
+   * name) is earlier than {@code firing}. On success the watermark becomes {@code firing} and the
+   * fence is incremented. This single operation gives G1 (one run per firing), G2 (a late replica
+   * is refused by the watermark) and G3 (an expired lease is free again).
+   *
+   * <p>A refusal is {@link ClaimResult.Kind#HELD} by a run of an earlier firing (with its holder
+   * and the watermark, when the store can name them in the claim's own round trip; else from a read
+   * after it, which may see a later state: the reason is a hint for waiting, never a basis for
+   * running), {@link ClaimResult.Kind#ALREADY_RUN}, or {@link ClaimResult.Kind#PAUSED} on a store
+   * with {@link Pauses}.
    *
    * @param firing the scheduled instant, compared at millisecond precision
+   * @throws LeaseStoreException when the store cannot be asked; never returns {@code FAILED}
+   */
+  ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl);
+
+  /**
+   * {@link #tryClaim} for a caller that needs only the lease.
+   *
    * @return the lease, or empty when the lease is held or the firing is not newer than the
    *     watermark
    */
-  Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl);
-
-  /**
-   * {@link #claim} that also says why a refusal happened ({@link ClaimResult.Kind#HELD} by a run of
-   * an earlier firing, or {@link ClaimResult.Kind#ALREADY_RUN}). Stores that can decide the reason
-   * in the claim's own round trip override this (and implement {@link #claim} through it); the
-   * default asks {@link #inspect} after a refusal, which costs a second round trip and may see a
-   * later state: the reason is a hint for waiting, never a basis for running.
-   *
-   * @throws LeaseStoreException when the store cannot be asked; never returns {@code FAILED}
-   */
-  default ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
-    Optional<Lease> won = claim(name, firing, holder, ttl);
-    if (won.isPresent()) {
-      return ClaimResult.won(won.get());
-    }
-    return ClaimResult.refusal(inspect(name), LeaseArguments.firing(firing));
+  default Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
+    return tryClaim(name, firing, holder, ttl).leaseIfWon();
   }
 
   /**
@@ -95,102 +97,6 @@ public interface LeaseStore extends AutoCloseable {
    * stay, so a released firing can never be claimed again and fences keep rising.
    */
   boolean release(Lease lease);
-
-  /**
-   * Whether this store keeps cluster-wide pauses. A store that does not refuses {@link #pause} and
-   * {@link #resume} with {@link UnsupportedOperationException}, and its claims never answer {@link
-   * ClaimResult.Kind#PAUSED}.
-   */
-  default boolean supportsPause() {
-    return false;
-  }
-
-  /**
-   * Pauses {@code name} cluster-wide, in one atomic step on the store. Once this has returned,
-   * every claim of a firing of {@code name}, from any client, is decided against the pause in the
-   * claim's own atomic step: a firing newer than the watermark answers {@link
-   * ClaimResult.Kind#PAUSED} (the watermark moves to it, so exactly one claimant records it, but no
-   * lease starts and the fence stays), an older one {@link ClaimResult.Kind#ALREADY_RUN}; never
-   * {@link ClaimResult.Kind#WON}. A live lease is left alone: the run it guards finishes, unless
-   * {@code stopRunning}, which makes the store refuse every renewal of {@code name} while the pause
-   * lasts (the holder stops as on a lost lease). {@link #acquire} is not affected: a manual trigger
-   * is an explicit request. A repeated pause keeps the first {@code since} and replaces the rest.
-   *
-   * @param by the node or user that pauses (validated as a holder)
-   * @param reason free text, at most {@link Pause#MAX_REASON} characters, or {@code null}
-   * @return the pause as stored
-   */
-  default Pause pause(String name, String by, String reason, boolean stopRunning) {
-    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep pauses");
-  }
-
-  /**
-   * Ends the pause of {@code name} in one atomic step. With {@code catchUp}, when the watermark
-   * stands at a firing that a claim recorded as paused, the same step lowers the watermark by one
-   * millisecond: that firing, and no earlier one, can then be claimed once more (once, since the
-   * claim moves the watermark back to it). Without {@code catchUp} every firing recorded as paused
-   * stays spent.
-   *
-   * @return whether {@code name} was paused
-   */
-  default boolean resume(String name, boolean catchUp) {
-    throw new UnsupportedOperationException(getClass().getSimpleName() + " does not keep pauses");
-  }
-
-  /**
-   * Whether this store keeps node records ({@link #publishNode}, {@link #nodes}). A store that does
-   * not refuses both with {@link UnsupportedOperationException}.
-   */
-  default boolean supportsNodes() {
-    return false;
-  }
-
-  /**
-   * Writes {@code node} as its daemon's record, replacing the one it published before: live until
-   * {@code node.lastSeen() + ttl}, then stale, and gone on its own after {@link
-   * NodeRecord#keepFor}{@code (ttl)} (by the store's own expiry where it has one; else dropped by
-   * the next {@link #nodes} that sees it past {@link NodeRecord#keptUntil}). Not one of the claim's
-   * atomic steps: a lost or late record changes what {@code status} shows, never who runs a job.
-   */
-  default void publishNode(NodeRecord node, Duration ttl) {
-    throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no node records");
-  }
-
-  /**
-   * Every node record the store keeps (live or stale, each with its {@link NodeRecord#expiresAt}),
-   * sorted by node id; records past {@link NodeRecord#keptUntil} on this client's clock are left
-   * out (and may be removed).
-   */
-  default List<NodeRecord> nodes() {
-    throw new UnsupportedOperationException(getClass().getSimpleName() + " keeps no node records");
-  }
-
-  /**
-   * Whether this store can delete a lease record ({@link #forget}). A store that cannot refuses
-   * {@link #forget} with {@link UnsupportedOperationException}; its records of removed jobs and of
-   * the self-check's scratch names stay.
-   */
-  default boolean supportsForget() {
-    return false;
-  }
-
-  /**
-   * Deletes the lease record of {@code name}, in one atomic step on the store and only when no
-   * lease on it is live (on the store's clock) and it is not paused; a held or paused record is
-   * kept. The execution history is never touched, and the fence never goes back: the store's
-   * high-water mark of the fence (kept apart from the record, or a floor the store raises when it
-   * deletes) stays, so a later claim of the same name is given a fence above every fence given
-   * before. The watermark goes with the record where the record keeps it: a firing already run
-   * could be claimed again, which is why only names no configuration uses (after a long grace) and
-   * the self-check's scratch names are forgotten. For a scratch name ({@code
-   * _leasehold.self-check.} prefix) the store may delete its high-water mark too: nothing is fenced
-   * by it.
-   *
-   * @return whether a record was deleted (false when there was none, or it is held or paused)
-   */
-  default boolean forget(String name) {
-    throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot forget");
-  }
 
   /** The stored state of one name, empty when the name was never leased. */
   Optional<LeaseState> inspect(String name);

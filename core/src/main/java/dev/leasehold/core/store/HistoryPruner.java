@@ -2,6 +2,7 @@ package dev.leasehold.core.store;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.HistoryRetention;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.schedule.Durations;
@@ -75,25 +76,28 @@ public final class HistoryPruner implements AutoCloseable {
       HistoryRetention retention,
       String node,
       Clock clock) {
-    this(store, history, retention, node, clock, null, System::nanoTime);
+    this(store, Optional.empty(), history, retention, node, clock, null, System::nanoTime);
   }
 
   /**
+   * @param forgetting the store's port for deleting lease records ({@link StoreBackend#forgetting})
    * @param jobs the names of the jobs the running configuration has, asked at every pass; records
    *     of other names are forgotten after {@link RemovedLeases#GRACE}
    */
   public HistoryPruner(
       LeaseStore store,
+      Optional<Forgetting> forgetting,
       ExecutionLog history,
       HistoryRetention retention,
       String node,
       Clock clock,
       Supplier<Set<String>> jobs) {
-    this(store, history, retention, node, clock, jobs, System::nanoTime);
+    this(store, forgetting, history, retention, node, clock, jobs, System::nanoTime);
   }
 
   HistoryPruner(
       LeaseStore store,
+      Optional<Forgetting> forgetting,
       ExecutionLog history,
       HistoryRetention retention,
       String node,
@@ -101,7 +105,7 @@ public final class HistoryPruner implements AutoCloseable {
       Supplier<Set<String>> jobs,
       LongSupplier nanoTime) {
     this.store = store;
-    this.removed = new RemovedLeases(store, jobs);
+    this.removed = new RemovedLeases(store, forgetting, jobs);
     this.history = history;
     this.retention = retention;
     this.holder = node;

@@ -1,11 +1,15 @@
 package dev.leasehold.core.store;
 
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NodeRecords;
+import dev.leasehold.core.lease.Pauses;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /** A backend whose leases and history are those of one {@link Namespace}. */
@@ -13,11 +17,17 @@ final class NamespacedBackend implements StoreBackend {
   private final StoreBackend delegate;
   private final LeaseStore leases;
   private final ExecutionLog history;
+  private final Optional<Pauses> pauses;
+  private final Optional<NodeRecords> nodeRecords;
+  private final Optional<Forgetting> forgetting;
 
   NamespacedBackend(StoreBackend delegate, Namespace namespace) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     this.leases = new NamespacedLeaseStore(delegate.leaseStore(), namespace);
     this.history = new NamespacedExecutionLog(delegate.executionLog(), namespace);
+    this.pauses = delegate.pauses().map(p -> NamespacedParts.pauses(p, namespace));
+    this.nodeRecords = delegate.nodeRecords().map(n -> NamespacedParts.nodeRecords(n, namespace));
+    this.forgetting = delegate.forgetting().map(f -> NamespacedParts.forgetting(f, namespace));
   }
 
   static StoreFactory factory(StoreFactory factory, Namespace namespace) {
@@ -80,6 +90,21 @@ final class NamespacedBackend implements StoreBackend {
   @Override
   public ExecutionLog executionLog() {
     return history;
+  }
+
+  @Override
+  public Optional<Pauses> pauses() {
+    return pauses;
+  }
+
+  @Override
+  public Optional<NodeRecords> nodeRecords() {
+    return nodeRecords;
+  }
+
+  @Override
+  public Optional<Forgetting> forgetting() {
+    return forgetting;
   }
 
   @Override

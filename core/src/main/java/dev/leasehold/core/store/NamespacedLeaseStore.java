@@ -6,8 +6,6 @@ import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
-import dev.leasehold.core.lease.NodeRecord;
-import dev.leasehold.core.lease.Pause;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -25,11 +23,6 @@ final class NamespacedLeaseStore implements LeaseStore {
   NamespacedLeaseStore(LeaseStore delegate, Namespace namespace) {
     this.delegate = delegate;
     this.namespace = namespace;
-  }
-
-  @Override
-  public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
-    return delegate.claim(namespace.toStore(name), firing, holder, ttl).map(this::bare);
   }
 
   @Override
@@ -64,21 +57,6 @@ final class NamespacedLeaseStore implements LeaseStore {
   }
 
   @Override
-  public boolean supportsPause() {
-    return delegate.supportsPause();
-  }
-
-  @Override
-  public Pause pause(String name, String by, String reason, boolean stopRunning) {
-    return delegate.pause(namespace.toStore(name), by, reason, stopRunning);
-  }
-
-  @Override
-  public boolean resume(String name, boolean catchUp) {
-    return delegate.resume(namespace.toStore(name), catchUp);
-  }
-
-  @Override
   public Optional<LeaseState> inspect(String name) {
     return delegate.inspect(namespace.toStore(name)).flatMap(this::bare);
   }
@@ -86,34 +64,6 @@ final class NamespacedLeaseStore implements LeaseStore {
   @Override
   public List<LeaseState> list() {
     return delegate.list().stream().flatMap(s -> bare(s).stream()).toList();
-  }
-
-  @Override
-  public boolean supportsForget() {
-    return delegate.supportsForget();
-  }
-
-  @Override
-  public boolean forget(String name) {
-    return delegate.forget(namespace.toStore(name));
-  }
-
-  @Override
-  public boolean supportsNodes() {
-    return delegate.supportsNodes();
-  }
-
-  /** The record under the namespaced id: two services' replicas never meet, nor drift apart. */
-  @Override
-  public void publishNode(NodeRecord node, Duration ttl) {
-    delegate.publishNode(node.withNodeId(namespace.nodeToStore(node.nodeId())), ttl);
-  }
-
-  @Override
-  public List<NodeRecord> nodes() {
-    return delegate.nodes().stream()
-        .flatMap(n -> namespace.fromStore(n.nodeId()).map(n::withNodeId).stream())
-        .toList();
   }
 
   @Override

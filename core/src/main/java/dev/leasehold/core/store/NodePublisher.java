@@ -3,6 +3,7 @@ package dev.leasehold.core.store;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecord;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Replicas;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * node list is read right after it and kept ({@link #latest}) for the drift metric.
  *
  * <p>A failed publication logs a warning (once until one succeeds again) and is tried again at the
- * next refresh; it never touches the scheduler. A store without node records ({@link
- * LeaseStore#supportsNodes} false) is left alone.
+ * next refresh; it never touches the scheduler. A store without node records (no {@link
+ * StoreBackend#nodeRecords}) is left alone.
  */
 public final class NodePublisher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodePublisher.class);
@@ -36,6 +37,7 @@ public final class NodePublisher implements AutoCloseable {
   public static final Duration REFRESH = TTL.dividedBy(3);
 
   private final LeaseStore store;
+  private final NodeRecords records;
   private final String node;
   private final String version;
   private final java.util.function.Supplier<String> jobDigest;
@@ -48,7 +50,7 @@ public final class NodePublisher implements AutoCloseable {
   private volatile java.util.function.Consumer<Replicas> onRead = r -> {};
 
   public NodePublisher(
-      LeaseStore store, String node, String version, String jobDigest, Clock clock) {
+      StoreBackend store, String node, String version, String jobDigest, Clock clock) {
     this(store, node, version, () -> jobDigest, clock);
   }
 
@@ -56,12 +58,13 @@ public final class NodePublisher implements AutoCloseable {
    * @param jobDigest read at each publication, so that a reloaded job set shows at the next refresh
    */
   public NodePublisher(
-      LeaseStore store,
+      StoreBackend store,
       String node,
       String version,
       java.util.function.Supplier<String> jobDigest,
       Clock clock) {
-    this.store = store;
+    this.store = store.leaseStore();
+    this.records = store.nodeRecords().orElse(null);
     this.node = node;
     this.version = version;
     this.jobDigest = jobDigest;
@@ -84,7 +87,7 @@ public final class NodePublisher implements AutoCloseable {
 
   /** Publishes now and then every {@link #REFRESH}; does nothing on a store without records. */
   public void start() {
-    if (!store.supportsNodes()) {
+    if (records == null) {
       log.debug("store keeps no node records; this node is not published");
       return;
     }
@@ -99,9 +102,9 @@ public final class NodePublisher implements AutoCloseable {
               .filter(s -> s.held() && node.equals(s.holder()))
               .map(LeaseState::name)
               .toList();
-      store.publishNode(
+      records.publishNode(
           new NodeRecord(node, version, startedAt, clock.instant(), jobDigest.get(), held), TTL);
-      latest = Replicas.of(store.nodes(), clock.instant());
+      latest = Replicas.of(records.nodes(), clock.instant());
       onRead.accept(latest);
       if (failing) {
         log.info("node record published again");

@@ -1,11 +1,13 @@
 package dev.leasehold.core.store;
 
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NoticeNames;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -42,10 +44,15 @@ final class RemovedLeases {
   static final int BATCH = 500;
 
   private final LeaseStore store;
+  private final Forgetting forgetting;
   private final Supplier<Set<String>> jobs;
 
-  RemovedLeases(LeaseStore store, Supplier<Set<String>> jobs) {
+  /**
+   * @param forgetting the store's port for deleting records; nothing is forgotten without it
+   */
+  RemovedLeases(LeaseStore store, Optional<Forgetting> forgetting, Supplier<Set<String>> jobs) {
     this.store = store;
+    this.forgetting = forgetting.orElse(null);
     this.jobs = jobs;
   }
 
@@ -58,7 +65,7 @@ final class RemovedLeases {
    * @return how many records were forgotten
    */
   int forget(Instant now) {
-    if (jobs == null || !store.supportsForget()) {
+    if (jobs == null || forgetting == null) {
       return 0;
     }
     Set<String> configured = jobs.get();
@@ -76,7 +83,7 @@ final class RemovedLeases {
       if (forgotten >= BATCH) {
         break;
       }
-      if (unused(state, configured, kept, now, before) && store.forget(state.name())) {
+      if (unused(state, configured, kept, now, before) && forgetting.forget(state.name())) {
         forgotten++;
       }
     }

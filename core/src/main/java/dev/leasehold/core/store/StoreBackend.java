@@ -1,13 +1,39 @@
 package dev.leasehold.core.store;
 
 import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.NodeRecords;
+import dev.leasehold.core.lease.Pauses;
+import java.util.Optional;
 
-/** One opened store: its leases and its execution history, closed together. */
+/**
+ * One opened store: its leases and its execution history, closed together, and the ports of what
+ * else it keeps. A store says here, once, which parts it has: an empty port is one it has not (no
+ * cluster-wide pauses, no node records, no deleting of lease records), and the callers of that part
+ * say so or leave it out.
+ */
 public interface StoreBackend extends AutoCloseable {
   LeaseStore leaseStore();
 
   ExecutionLog executionLog();
+
+  /**
+   * Cluster-wide pauses, decided in the claim ({@link Pauses}); empty when the store keeps none.
+   */
+  default Optional<Pauses> pauses() {
+    return Optional.empty();
+  }
+
+  /** Node records ({@link NodeRecords}); empty when the store keeps none. */
+  default Optional<NodeRecords> nodeRecords() {
+    return Optional.empty();
+  }
+
+  /** Deleting free lease records ({@link Forgetting}); empty when the store cannot. */
+  default Optional<Forgetting> forgetting() {
+    return Optional.empty();
+  }
 
   /**
    * Checks that the store answers (one round trip); throws {@link

@@ -43,6 +43,7 @@ class HistoryPrunerTest {
   private HistoryPruner pruner(String node, Instant now) {
     return new HistoryPruner(
         leases.client(),
+        Optional.empty(),
         history,
         DAY,
         node,
@@ -73,6 +74,7 @@ class HistoryPrunerTest {
     HistoryPruner slow =
         new HistoryPruner(
             leases.client(),
+            Optional.empty(),
             history,
             DAY,
             "a",
@@ -123,7 +125,14 @@ class HistoryPrunerTest {
 
     HistoryPruner pruner =
         new HistoryPruner(
-            client, history, DAY, "a", time.clock(), () -> Set.copyOf(jobs), System::nanoTime);
+            client,
+            Optional.of(client),
+            history,
+            DAY,
+            "a",
+            time.clock(),
+            () -> Set.copyOf(jobs),
+            System::nanoTime);
     assertThat(pruner.pruneOnce()).contains(0);
     assertThat(client.list())
         .extracting(LeaseState::name)
@@ -163,6 +172,7 @@ class HistoryPrunerTest {
     HistoryPruner pruner =
         new HistoryPruner(
             client,
+            Optional.of(client),
             history,
             DAY,
             "a",
@@ -187,7 +197,15 @@ class HistoryPrunerTest {
     String scratch = StoreSelfCheck.SCRATCH_PREFIX + "3.hold";
     client.release(client.claim(scratch, time.now(), "c", Duration.ofSeconds(1)).orElseThrow());
     HistoryPruner pruner =
-        new HistoryPruner(client, history, DAY, "a", time.clock(), Set::of, System::nanoTime);
+        new HistoryPruner(
+            client,
+            Optional.of(client),
+            history,
+            DAY,
+            "a",
+            time.clock(),
+            Set::of,
+            System::nanoTime);
     pruner.pruneOnce();
     assertThat(client.inspect(scratch)).as("just used").isPresent();
     time.advance(Duration.ofHours(1));

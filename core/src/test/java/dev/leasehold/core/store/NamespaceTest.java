@@ -33,23 +33,7 @@ class NamespaceTest {
   private final InMemoryExecutionLog history = new InMemoryExecutionLog();
 
   private StoreBackend createBackend() {
-    return new StoreBackend() {
-      @Override
-      public LeaseStore leaseStore() {
-        return server.client();
-      }
-
-      @Override
-      public ExecutionLog executionLog() {
-        return history;
-      }
-
-      @Override
-      public void ping() {}
-
-      @Override
-      public void close() {}
-    };
+    return server.client().backend(history);
   }
 
   @Test
@@ -101,8 +85,7 @@ class NamespaceTest {
     Namespace billing = Namespace.of("billing");
     StoreSettings settings = StoreSettings.of("memory", "memory://test");
     new StoreSelfCheck(settings, "gateway-1")
-        .run(
-            billing.wrap(createBackend()).leaseStore(), billing.wrap(createBackend()).leaseStore());
+        .run(billing.wrap(createBackend()), billing.wrap(createBackend()));
 
     // the check forgets its scratch names when it ends, through the namespace like every call
     assertThat(server.client().list()).as("nothing left in the store").isEmpty();

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.leasehold.core.job.ExecutionLog;
+import dev.leasehold.core.lease.ClaimResult;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.IncompatibleStoreException;
 import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
@@ -200,23 +204,47 @@ class StoreSelfCheckTest {
     assertThat(StoreSelfCheck.isScratch("nightly-backup")).isFalse();
   }
 
-  /** A client of the reference store with one rule removed. */
-  private LeaseStore broken(Flaw flaw) {
+  /** A client of the reference store with one rule removed, keeping no pauses. */
+  private StoreBackend broken(Flaw flaw) {
     return broken(flaw, false);
   }
 
   /** As {@link #broken(Flaw)}; with {@code forgets}, the client can forget records. */
-  private LeaseStore broken(Flaw flaw, boolean forgets) {
-    LeaseStore real = server.client();
-    return new LeaseStore() {
+  private StoreBackend broken(Flaw flaw, boolean forgets) {
+    InMemoryLeaseStore real = server.client();
+    LeaseStore leases = brokenLeases(real, flaw);
+    return new StoreBackend() {
       @Override
-      public boolean supportsForget() {
-        return forgets;
+      public LeaseStore leaseStore() {
+        return leases;
       }
 
       @Override
-      public boolean forget(String name) {
-        return real.forget(name);
+      public ExecutionLog executionLog() {
+        throw new UnsupportedOperationException("the self-check reads no history");
+      }
+
+      @Override
+      public Optional<Forgetting> forgetting() {
+        return forgets ? Optional.of(real) : Optional.empty();
+      }
+
+      @Override
+      public void ping() {}
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  private static LeaseStore brokenLeases(LeaseStore real, Flaw flaw) {
+    return new LeaseStore() {
+      @Override
+      public ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
+        Optional<Lease> won = claim(name, firing, holder, ttl);
+        return won.isPresent()
+            ? ClaimResult.won(won.get())
+            : ClaimResult.refusal(inspect(name), LeaseArguments.firing(firing));
       }
 
       @Override

@@ -1,12 +1,17 @@
 package dev.leasehold.core.testing;
 
+import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.ClaimResult;
+import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pause;
+import dev.leasehold.core.lease.Pauses;
+import dev.leasehold.core.store.StoreBackend;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,9 +26,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The reference {@link LeaseStore}: one monitor, its own clock (the "store clock"). It passes the
  * contract kit, and core's scheduler tests run on it in virtual time. Several instances share state
  * through one {@link Shared} object, like several clients of one server. It can be made unreachable
- * to test fail-closed behaviour.
+ * to test fail-closed behaviour. It keeps every part a store may have: pauses, node records and
+ * forgetting ({@link #backend}).
  */
-public final class InMemoryLeaseStore implements LeaseStore {
+public final class InMemoryLeaseStore implements LeaseStore, Pauses, NodeRecords, Forgetting {
 
   /** The "server": rows and the store clock, shared by every client created from it. */
   public static final class Shared {
@@ -68,6 +74,54 @@ public final class InMemoryLeaseStore implements LeaseStore {
     this.shared = shared;
   }
 
+  /**
+   * This client as a store that has every part, with a history of its own ({@code history}, or a
+   * new {@link InMemoryExecutionLog} when null). Closing it closes nothing.
+   */
+  public StoreBackend backend(ExecutionLog history) {
+    ExecutionLog log = history == null ? new InMemoryExecutionLog() : history;
+    InMemoryLeaseStore client = this;
+    return new StoreBackend() {
+      @Override
+      public LeaseStore leaseStore() {
+        return client;
+      }
+
+      @Override
+      public ExecutionLog executionLog() {
+        return log;
+      }
+
+      @Override
+      public Optional<Pauses> pauses() {
+        return Optional.of(client);
+      }
+
+      @Override
+      public Optional<NodeRecords> nodeRecords() {
+        return Optional.of(client);
+      }
+
+      @Override
+      public Optional<Forgetting> forgetting() {
+        return Optional.of(client);
+      }
+
+      @Override
+      public void ping() {
+        client.now();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  /** {@link #backend(ExecutionLog)} with a history of its own. */
+  public StoreBackend backend() {
+    return backend(null);
+  }
+
   public static InMemoryLeaseStore standalone(Clock clock) {
     return new Shared(clock).client();
   }
@@ -77,11 +131,6 @@ public final class InMemoryLeaseStore implements LeaseStore {
       throw new LeaseStoreException("in-memory store is unreachable");
     }
     return shared.clock.instant();
-  }
-
-  @Override
-  public Optional<Lease> claim(String name, Instant firing, String holder, Duration ttl) {
-    return tryClaim(name, firing, holder, ttl).leaseIfWon();
   }
 
   @Override
@@ -104,11 +153,6 @@ public final class InMemoryLeaseStore implements LeaseStore {
       Optional<Lease> won = take(name, at, holder, ttlMillis);
       return won.map(ClaimResult::won).orElseGet(() -> ClaimResult.refusal(inspect(name), at));
     }
-  }
-
-  @Override
-  public boolean supportsPause() {
-    return true;
   }
 
   @Override
@@ -223,11 +267,6 @@ public final class InMemoryLeaseStore implements LeaseStore {
     return row;
   }
 
-  @Override
-  public boolean supportsForget() {
-    return true;
-  }
-
   /** Removes a free, unpaused row; its fence stays as the name's high-water mark. */
   @Override
   public boolean forget(String name) {
@@ -246,11 +285,6 @@ public final class InMemoryLeaseStore implements LeaseStore {
       }
       return true;
     }
-  }
-
-  @Override
-  public boolean supportsNodes() {
-    return true;
   }
 
   /** Kept in the shared "server" until {@link dev.leasehold.core.lease.NodeRecord#keptUntil}. */

@@ -1,11 +1,7 @@
 package dev.leasehold.store.redis.node;
 
 import dev.leasehold.core.lease.LeaseStoreException;
-import dev.leasehold.core.lease.StoreUnreachableException;
-import dev.leasehold.core.store.ConnectFailures;
 import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
@@ -87,7 +83,8 @@ public final class RedisNode implements AutoCloseable {
                         .toCompletableFuture()
                         .exceptionallyCompose(
                             e ->
-                                unwrap(e) instanceof RedisNoScriptException || unknownCommand(e)
+                                unwrap(e) instanceof RedisNoScriptException
+                                        || RedisFailures.unknownCommand(e)
                                     ? c.<Object>eval(
                                             script.source(), LuaScript.output(), keys, args)
                                         .toCompletableFuture()
@@ -170,13 +167,6 @@ public final class RedisNode implements AutoCloseable {
             });
   }
 
-  private static boolean unknownCommand(Throwable e) {
-    Throwable cause = unwrap(e);
-    return cause instanceof RedisCommandExecutionException
-        && cause.getMessage() != null
-        && cause.getMessage().toLowerCase(java.util.Locale.ROOT).contains("unknown command");
-  }
-
   /** Any other command, on the async API. */
   public <T> CompletableFuture<T> call(
       Function<RedisClusterAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
@@ -243,38 +233,7 @@ public final class RedisNode implements AutoCloseable {
 
   /** A store failure naming this node and the step, with the driver's reason. */
   public LeaseStoreException failure(String what, Throwable e) {
-    Throwable cause = unwrap(e);
-    if (cause instanceof LeaseStoreException known) {
-      return known;
-    }
-    if (cause instanceof RedisConnectionException) {
-      return unreachable(cause);
-    }
-    String reason =
-        cause instanceof TimeoutException
-            ? "no answer within " + timeout.toMillis() + " ms"
-            : unknownCommand(cause)
-                ? "the server does not run Lua scripts (" + cause.getMessage() + ")"
-                : cause instanceof UnsupportedOperationException
-                    // Lettuce's script output cannot take a bare status or string
-                    ? "the server answered with a type the script never returns; not acquired"
-                        + " (this server does not run Leasehold's scripts as Redis does)"
-                    : cause.getClass().getSimpleName() + ": " + cause.getMessage();
-    return new LeaseStoreException("Redis " + address + ": " + what + " failed: " + reason, cause);
-  }
-
-  /**
-   * The connection could not be made: which server, and why in plain words (Lettuce's own message
-   * names the address as Netty prints it, {@code 127.0.0.1/<unresolved>:6379}).
-   */
-  private StoreUnreachableException unreachable(Throwable cause) {
-    String reason = ConnectFailures.reason(cause, timeout);
-    if (reason == null) {
-      reason = cause.getMessage() == null ? "connection failed" : cause.getMessage();
-      reason = reason.replace("/<unresolved>", "");
-    }
-    return new StoreUnreachableException(
-        "Redis store: cannot connect to Redis " + topology.target() + ": " + reason, cause);
+    return RedisFailures.of("Redis " + address, topology.target(), timeout, what, e);
   }
 
   /**
@@ -285,13 +244,9 @@ public final class RedisNode implements AutoCloseable {
     return nodes.size() / 2 + 1;
   }
 
+  /** The cause inside a future's wrapping exceptions. */
   public static Throwable unwrap(Throwable e) {
-    Throwable t = e;
-    while ((t instanceof CompletionException || t instanceof ExecutionException)
-        && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
+    return RedisFailures.unwrap(e);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.leasehold.store.redis.redlock;
 
+import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.store.redis.node.RedisNode;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -72,5 +73,19 @@ public final class Quorum {
   /** How many answers are known and satisfy {@code test}. */
   public static <T> int count(List<T> answers, Predicate<T> test) {
     return (int) answers.stream().filter(a -> a != null && test.test(a)).count();
+  }
+
+  /** The failure of a step that fewer than a majority of {@code nodes} answered. */
+  static LeaseStoreException tooFew(String what, int answered, List<RedisNode> nodes) {
+    return new LeaseStoreException(
+        "Redlock: "
+            + what
+            + ": only "
+            + answered
+            + " of "
+            + nodes.size()
+            + " nodes answered, "
+            + RedisNode.majority(nodes)
+            + " needed");
   }
 }

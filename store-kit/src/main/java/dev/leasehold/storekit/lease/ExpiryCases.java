@@ -1,0 +1,58 @@
+package dev.leasehold.storekit.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseState;
+import dev.leasehold.core.lease.LeaseStore;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Expiry on the store's clock (G3): a dead holder blocks nobody longer than its TTL, a live lease
+ * is never taken early, and the watermark outlives the lease.
+ */
+public abstract class ExpiryCases extends LeaseStoreCases {
+
+  @Test
+  void anExpiredLeaseCanBeTakenForTheNextFiring() {
+    String name = freshName();
+    assertThat(store.claim(name, F1, "node-dead", SHORT)).isPresent();
+    LeaseStore other = newStore();
+    eventually(EXPIRY_LIMIT, () -> other.claim(name, F2, "node-b", LONG).isPresent());
+  }
+
+  @Test
+  void theWatermarkSurvivesExpiry() {
+    String name = freshName();
+    assertThat(store.claim(name, F2, "node-dead", SHORT)).isPresent();
+    LeaseStore other = newStore();
+    eventually(EXPIRY_LIMIT, () -> other.acquire(name, "probe", SHORT).isPresent());
+    eventually(EXPIRY_LIMIT, () -> other.inspect(name).map(s -> !s.held()).orElse(false));
+    assertThat(other.claim(name, F2, "node-b", LONG)).isEmpty();
+    assertThat(other.claim(name, F1, "node-b", LONG)).isEmpty();
+    assertThat(other.claim(name, F3, "node-b", LONG)).isPresent();
+  }
+
+  @Test
+  void aLiveLeaseIsNotTakenBeforeItsTtl() {
+    String name = freshName();
+    assertThat(store.acquire(name, "node-a", Duration.ofSeconds(30))).isPresent();
+    LeaseStore other = newStore();
+    for (int i = 0; i < 5; i++) {
+      assertThat(other.acquire(name, "node-b", LONG)).isEmpty();
+      assertThat(other.claim(name, F3, "node-b", LONG)).isEmpty();
+    }
+  }
+
+  @Test
+  void anExpiredLeaseShowsAsNotHeld() {
+    String name = freshName();
+    Lease lease = store.acquire(name, "node-dead", SHORT).orElseThrow();
+    LeaseStore other = newStore();
+    eventually(EXPIRY_LIMIT, () -> other.inspect(name).map(s -> !s.held()).orElse(false));
+    LeaseState state = other.inspect(name).orElseThrow();
+    assertThat(state.currentHolder()).isEmpty();
+    assertThat(state.fence()).isEqualTo(lease.fence());
+  }
+}
