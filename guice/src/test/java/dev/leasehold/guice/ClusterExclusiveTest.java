@@ -53,7 +53,7 @@ class ClusterExclusiveTest {
       return "done";
     }
 
-    @ClusterExclusive(name = "short-lease", ttl = "600ms")
+    @ClusterExclusive(name = "short-lease", ttl = "3s") // renewed every 1 s
     public void waitForever() throws InterruptedException {
       entered.countDown();
       new CountDownLatch(1).await();

@@ -66,7 +66,7 @@ class OncePerFiringTest {
 
   /** Not scheduled by Spring here: the test calls it, as the scheduler would. */
   public static class Blocking {
-    @OncePerFiring(name = "${test.job}", ttl = "600ms")
+    @OncePerFiring(name = "${test.job}", ttl = "3s")
     @Scheduled(cron = "0 0 3 * * *", zone = "Europe/Berlin")
     public void waitForever() throws InterruptedException {
       entered.countDown();

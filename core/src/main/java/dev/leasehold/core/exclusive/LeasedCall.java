@@ -97,7 +97,7 @@ public final class LeasedCall implements AutoCloseable {
   /** With the clock that says how late a firing is (the caller's, which chose the firing). */
   public LeasedCall(LeaseStore store, String holder, Listener listener, Clock clock) {
     this(
-        LeaseHolds.system(Objects.requireNonNull(store, "store"), "leasehold-call"),
+        LeaseHolds.system(checked(store, holder, clock), "leasehold-call"),
         true,
         holder,
         listener,
@@ -110,6 +110,13 @@ public final class LeasedCall implements AutoCloseable {
    */
   public LeasedCall(LeaseHolds holds, String holder, Listener listener, Clock clock) {
     this(holds, false, holder, listener, clock);
+  }
+
+  /** {@code store}, once every argument was checked: no thread starts for a call refused. */
+  private static LeaseStore checked(LeaseStore store, String holder, Clock clock) {
+    Objects.requireNonNull(holder, "holder");
+    Objects.requireNonNull(clock, "clock");
+    return Objects.requireNonNull(store, "store");
   }
 
   private LeasedCall(
