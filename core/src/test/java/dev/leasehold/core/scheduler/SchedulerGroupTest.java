@@ -199,4 +199,24 @@ class SchedulerGroupTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("group 'nightly'");
   }
+
+  @Test
+  void aManualRunTakesASlotOfItsGroupSoAScheduledJobOfTheGroupWaitsForIt() {
+    Duration hour = Duration.ofHours(1);
+    threeReplicas(
+        1,
+        job("db-dump", hour, Duration.ofSeconds(10), Duration.ofSeconds(5), hour),
+        job("files-dump", hour, Duration.ofMinutes(30), Duration.ofSeconds(30), hour));
+
+    List<ExecutionRecord> manual = new CopyOnWriteArrayList<>();
+    time.workers().execute(() -> schedulers.get(0).trigger("files-dump").ifPresent(manual::add));
+    time.advance(Duration.ofSeconds(60)); // db-dump comes due at 10 s, while files-dump runs
+
+    assertThat(concurrency).as("never two at once, manual runs too").containsOnly(1);
+    assertThat(started).containsExactly("files-dump@0", "db-dump@30");
+    assertThat(manual)
+        .singleElement()
+        .extracting(ExecutionRecord::trigger, ExecutionRecord::outcome)
+        .containsExactly(dev.leasehold.core.job.TriggerKind.MANUAL, Outcome.SUCCEEDED);
+  }
 }
