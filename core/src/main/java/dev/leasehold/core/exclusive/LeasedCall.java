@@ -2,6 +2,7 @@ package dev.leasehold.core.exclusive;
 
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseDefaults;
 import dev.leasehold.core.lease.LeaseNames;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
@@ -184,7 +185,7 @@ public final class LeasedCall {
     Thread caller = Thread.currentThread();
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicBoolean lost = new AtomicBoolean(false);
-    long period = Math.max(1, ttl.toMillis() / 3);
+    long period = LeaseDefaults.renewEvery(ttl).toMillis();
     ScheduledFuture<?> renewal =
         RENEWALS.scheduleAtFixedRate(
             () -> renew(lease, ttl, caller, running, lost), period, period, TimeUnit.MILLISECONDS);
