@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the run supervisor costs per command run (docs/performance.md, "Command runs under their
+ * What the run supervisor costs per command run (benchmarks/JOURNAL.md, "Command runs under their
  * supervisor"): RUNS runs of {@code true} through the daemon's own CommandJobRunner, unsupervised
  * and supervised in turn, timed from run() to its result (start, exit, the leftover check, the
  * output drain); then the processes one run of {@code sleep 2} keeps. Run by

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lease-operation benchmarks (JMH): Leasehold next to ShedLock and the raw store round trip, on
 # H2, MariaDB, PostgreSQL, Redis, Redlock (3 local redis-server processes) and the in-process
-# Mongo wire server. See docs/performance.md, section "Lease operations (JMH)".
+# Mongo wire server. See benchmarks/JOURNAL.md, section "Lease operations (JMH)".
 #
 #   scripts/bench.sh [--full] [REGEX] [JMH ARGS...]
 #

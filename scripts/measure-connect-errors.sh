@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How soon `validate --connect` reports a store where nothing listens, per store type, next to
 # `validate` without --connect on the same file (the same JVM start and config load, no I/O): the
-# reference, measured in the same run (docs/performance.md, "Connection errors").
+# reference, measured in the same run (benchmarks/JOURNAL.md, "Connection errors").
 #
 #   scripts/measure-connect-errors.sh                 # RUNS=5, JAR=app/target/leasehold.jar
 #   OLD_JAR=/path/to/older/leasehold.jar scripts/measure-connect-errors.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process measurements of the daemon (numbers go to docs/performance.md):
+# Whole-process measurements of the daemon (numbers go to benchmarks/JOURNAL.md):
 #   1. fire precision: how late a command job starts after its scheduled instant, seen by the
 #      job itself (includes fork/exec of sh) and by the scheduler (history started_at);
 #   2. failover time: kill -9 the replica that holds a lease mid-run; how long until another

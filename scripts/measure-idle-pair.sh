@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idle CPU of two builds side by side (docs/performance.md, "Fourth round"): this checkout's
+# Idle CPU of two builds side by side (benchmarks/JOURNAL.md, "Fourth round"): this checkout's
 # launcher and the one of BEFORE (another checkout, packaged the same way) start at once, each on
 # its own H2 file with the same 1,000 jobs none of which is due; after WARM seconds, the CPU ticks
 # (utime + stime from /proc/PID/stat) each uses over WINDOW seconds, as % of one core.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Start-up, CLI latency, idle memory and idle CPU of whole Leasehold processes, each next to a
-# reference measured in the same run (docs/performance.md, "Start-up, CLI and footprint").
+# reference measured in the same run (benchmarks/JOURNAL.md, "Start-up, CLI and footprint").
 #
 #   scripts/measure-startup.sh            # RUNS=7 IDLE_SECONDS=30 CPU_SECONDS=60 by default
 #   BEFORE=/path/to/other/checkout scripts/measure-startup.sh

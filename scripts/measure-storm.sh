@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Daemon storm: N HTTP jobs due every second on R replicas sharing one Redis; does every firing run
 # exactly once, and how late does each request reach its receiver? (numbers go to
-# docs/performance.md, "Daemon storm").
+# benchmarks/JOURNAL.md, "Daemon storm").
 #
 # Usage: scripts/measure-storm.sh N [window-seconds=60] [replicas=3] [warm-up-seconds=40]
 # Env:   JSTACK=1 takes a thread dump of each replica in the middle of the window (with KEEP=1);

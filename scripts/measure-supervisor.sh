@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the command jobs' supervisor costs per run (docs/performance.md, "Command runs under their
+# What the command jobs' supervisor costs per run (benchmarks/JOURNAL.md, "Command runs under their
 # supervisor"), next to the same runs without it, in one run:
 #
 #   scripts/measure-supervisor.sh            # RUNS=200 by default

@@ -12,7 +12,10 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** Every relative link in the README and in docs/ points at a file or folder that exists. */
+/**
+ * Every relative link in the README, in docs/ and in the performance journal
+ * (benchmarks/JOURNAL.md) points at a file or folder that exists.
+ */
 class DocumentationLinksTest {
   private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
@@ -21,6 +24,7 @@ class DocumentationLinksTest {
   void everyRelativeLinkResolves() throws IOException {
     List<Path> pages = new ArrayList<>();
     pages.add(ROOT.resolve("README.md"));
+    pages.add(ROOT.resolve("benchmarks/JOURNAL.md"));
     try (Stream<Path> docs = Files.walk(ROOT.resolve("docs"))) {
       docs.filter(p -> p.toString().endsWith(".md") && !p.toString().contains("/target/"))
           .forEach(pages::add);

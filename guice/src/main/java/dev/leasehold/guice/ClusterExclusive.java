@@ -1,5 +1,6 @@
 package dev.leasehold.guice;
 
+import dev.leasehold.core.lease.LeaseDefaults;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -41,7 +42,7 @@ public @interface ClusterExclusive {
   String name();
 
   /** The lease time to live, e.g. {@code 30s}; renewed every third of it while the method runs. */
-  String ttl() default "30s";
+  String ttl() default LeaseDefaults.TTL_TEXT;
 
   /**
    * A cron expression (5 fields, or 6 with seconds first) the method is called on: each call claims

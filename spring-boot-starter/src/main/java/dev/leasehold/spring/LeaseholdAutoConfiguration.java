@@ -1,15 +1,12 @@
 package dev.leasehold.spring;
 
 import dev.leasehold.core.exclusive.LeasedCall;
+import dev.leasehold.core.lease.LeaseDefaults;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -74,22 +71,7 @@ public class LeaseholdAutoConfiguration {
     if (node != null && !node.isBlank()) {
       return node.strip();
     }
-    String host = System.getenv("HOSTNAME");
-    if (host == null || host.isBlank()) {
-      try {
-        host = Files.readString(Path.of("/etc/hostname")).strip();
-      } catch (IOException | RuntimeException e) {
-        host = null;
-      }
-    }
-    if (host == null || host.isBlank()) {
-      try {
-        host = InetAddress.getLocalHost().getHostName();
-      } catch (IOException e) {
-        host = "localhost";
-      }
-    }
-    return host.replaceAll("[^A-Za-z0-9._-]", "_") + "-" + ProcessHandle.current().pid();
+    return LeaseDefaults.node(System.getenv());
   }
 
   /** Metrics of {@link OncePerFiring} calls, when the application has a {@link MeterRegistry}. */

@@ -18,7 +18,7 @@ public class LeaseholdStoreProperties {
   /** Store type: h2, mysql, mariadb, postgres, redis, redlock, mongo, etcd, zookeeper. */
   private String type = "h2";
 
-  /** The store's URL; default for h2: jdbc:h2:file:./data/leasehold. */
+  /** The store's URL; default for h2: {@link dev.leasehold.core.lease.LeaseDefaults#H2_URL}. */
   private String url;
 
   /** The endpoints of a multi-node store (Redlock, etcd, ZooKeeper ensembles). */

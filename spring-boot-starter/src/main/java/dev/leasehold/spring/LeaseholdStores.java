@@ -1,5 +1,6 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.core.lease.LeaseDefaults;
 import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSettings;
@@ -22,9 +23,6 @@ import java.util.TreeMap;
  * the settings without connecting, and every problem is one line naming the key.
  */
 final class LeaseholdStores {
-  static final String DEFAULT_H2_URL = "jdbc:h2:file:./data/leasehold";
-  static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(5);
-
   private LeaseholdStores() {}
 
   /** A store setting the application cannot start with; the message names the key. */
@@ -43,7 +41,7 @@ final class LeaseholdStores {
             : store.getType().strip().toLowerCase(Locale.ROOT);
     String url = blankToNull(store.getUrl());
     if (url == null && type.equals("h2")) {
-      url = DEFAULT_H2_URL;
+      url = LeaseDefaults.H2_URL;
     }
     String password = blankToNull(store.getPassword());
     String passwordFile = blankToNull(store.getPasswordFile());
@@ -55,7 +53,9 @@ final class LeaseholdStores {
       password = readPassword(passwordFile);
     }
     Duration timeout =
-        store.getCommandTimeout() == null ? DEFAULT_COMMAND_TIMEOUT : store.getCommandTimeout();
+        store.getCommandTimeout() == null
+            ? LeaseDefaults.COMMAND_TIMEOUT
+            : store.getCommandTimeout();
     Redaction.register(password);
     Redaction.registerUrl(url);
     List<String> urls = store.getUrls() == null ? List.of() : new ArrayList<>(store.getUrls());

@@ -1,5 +1,6 @@
 package dev.leasehold.spring;
 
+import dev.leasehold.core.lease.LeaseDefaults;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -35,5 +36,5 @@ public @interface OncePerFiring {
   String name() default "";
 
   /** The lease time to live, e.g. {@code 30s}; renewed every third of it while the method runs. */
-  String ttl() default "30s";
+  String ttl() default LeaseDefaults.TTL_TEXT;
 }

@@ -3,6 +3,7 @@ package dev.leasehold.store.sql;
 import static dev.leasehold.store.sql.ClaimSql.COLUMNS;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.leasehold.core.lease.LeaseDefaults;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -56,7 +57,7 @@ final class H2Dialect extends SqlDialect {
         "h2",
         SQLDialect.H2,
         "org.h2.Driver",
-        "jdbc:h2:file:./data/leasehold",
+        LeaseDefaults.H2_URL,
         "SET TIME ZONE 'UTC'",
         NOW,
         PLUS_TTL,

@@ -59,8 +59,8 @@ final class H2Files {
   }
 
   /**
-   * The database file's path prefix ({@code ./data/leasehold} for {@code
-   * jdbc:h2:file:./data/leasehold;...}), or {@code null} for URLs that are not an embedded file.
+   * The database file's path prefix ({@code ./data/quickstart} for {@code
+   * jdbc:h2:file:./data/quickstart;...}), or {@code null} for URLs that are not an embedded file.
    */
   static Path databasePath(String url) {
     if (url == null || !url.startsWith(FILE_PREFIX)) {

@@ -1,6 +1,7 @@
 package dev.leasehold.app.config;
 
 import dev.leasehold.core.job.HistoryRetention;
+import dev.leasehold.core.lease.LeaseDefaults;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.JobPolicy;
 import dev.leasehold.core.scheduler.RetryPolicy;
@@ -225,20 +226,21 @@ final class ConfigKeys {
   // lease
 
   static final Key<Duration> TTL =
-      Key.positiveDuration(
-          "ttl", JobPolicy.DEFAULT_TTL, "Lease time to live for jobs that set none.");
+      Key.positiveDuration("ttl", LeaseDefaults.TTL, "Lease time to live for jobs that set none.");
 
   static final Key<Duration> RENEW_EVERY =
       Key.positiveDuration(
               "renew-every", null, "How often a running job's lease is renewed; less than ttl.")
-          .describedAs("ttl / 3");
+          .describedAs("ttl / " + LeaseDefaults.RENEWALS_PER_TTL);
 
   // store
 
   /** The longest store round trip when no renew interval is shorter. */
   static final Key<Duration> COMMAND_TIMEOUT =
       Key.positiveDuration(
-              "command-timeout", Duration.ofSeconds(5), "Upper bound for one store round trip.")
+              "command-timeout",
+              LeaseDefaults.COMMAND_TIMEOUT,
+              "Upper bound for one store round trip.")
           .describedAs(d -> "the smallest renew interval, at most " + d);
 
   static final Key<Duration> KEEP =
@@ -342,7 +344,7 @@ final class ConfigKeys {
       Key.of(
           "node",
           Kind.TEXT,
-          "<hostname>-<pid>",
+          LeaseDefaults.NODE_TEXT,
           "This replica's name (1-200 characters): the lease holder, LEASEHOLD_NODE for jobs,"
               + " the node of each history record. Give each replica its own.");
 

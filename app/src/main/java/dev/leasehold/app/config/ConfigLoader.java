@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.leasehold.core.job.HistoryRetention;
-import dev.leasehold.core.lease.hold.LeaseTiming;
+import dev.leasehold.core.lease.LeaseDefaults;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.RetryPolicy;
 import dev.leasehold.core.store.Namespace;
@@ -305,7 +305,7 @@ public final class ConfigLoader {
     Duration shortest = ConfigKeys.COMMAND_TIMEOUT.defaultValue();
     for (JobConfig job : jobs) {
       Duration renew =
-          job.renewEvery() != null ? job.renewEvery() : LeaseTiming.defaultRenewEvery(job.ttl());
+          job.renewEvery() != null ? job.renewEvery() : LeaseDefaults.renewEvery(job.ttl());
       if (renew.compareTo(shortest) < 0) {
         shortest = renew;
       }

@@ -3,6 +3,7 @@ package dev.leasehold.app.wiring;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.ConfigLoader;
 import dev.leasehold.app.config.DaemonConfig;
+import dev.leasehold.core.lease.LeaseDefaults;
 import dev.leasehold.core.store.Namespace;
 import dev.leasehold.core.store.StoreFactory;
 import java.nio.file.Path;
@@ -17,7 +18,7 @@ public record PreparedConfig(DaemonConfig config, StoreFactory storeFactory) {
 
   public static PreparedConfig load(Path file, Map<String, String> env, StoreModules stores)
       throws ConfigException {
-    DaemonConfig config = new ConfigLoader(env, NodeIds.defaultNode(env)).load(file);
+    DaemonConfig config = new ConfigLoader(env, LeaseDefaults.node(env)).load(file);
     // every command and the daemon open the store through this factory, so all of them see the
     // configured namespace only
     return new PreparedConfig(config, Namespace.of(config.namespace()).wrap(stores.select(config)));

@@ -11,7 +11,7 @@ import dev.leasehold.core.store.StoreSettings;
 public final class StoreWords {
   private StoreWords() {}
 
-  /** {@code h2 jdbc:h2:file:./data/leasehold}, passwords redacted. */
+  /** {@code h2 jdbc:h2:file:./data/quickstart}, passwords redacted. */
   public static String describe(StoreSettings settings) {
     String where =
         settings.url() != null

@@ -1,6 +1,6 @@
 package dev.leasehold.core.scheduler;
 
-import dev.leasehold.core.lease.hold.LeaseTiming;
+import dev.leasehold.core.lease.LeaseDefaults;
 import dev.leasehold.core.schedule.Durations;
 import java.time.Duration;
 
@@ -18,7 +18,7 @@ import java.time.Duration;
  */
 public record JobPolicy(
     Duration ttl, Duration renewEvery, Duration timeout, Duration misfireGrace, RetryPolicy retry) {
-  public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_TTL = LeaseDefaults.TTL;
   public static final Duration DEFAULT_MISFIRE_GRACE = Duration.ofMinutes(1);
 
   /** A policy without retries. */
@@ -59,7 +59,7 @@ public record JobPolicy(
       Duration ttl, Duration renewEvery, Duration timeout, Duration misfireGrace) {
     Duration effectiveTtl = ttl == null ? DEFAULT_TTL : ttl;
     Duration effectiveRenew =
-        renewEvery != null ? renewEvery : LeaseTiming.defaultRenewEvery(effectiveTtl);
+        renewEvery != null ? renewEvery : LeaseDefaults.renewEvery(effectiveTtl);
     return new JobPolicy(
         effectiveTtl,
         effectiveRenew,

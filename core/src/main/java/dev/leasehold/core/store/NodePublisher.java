@@ -1,5 +1,6 @@
 package dev.leasehold.core.store;
 
+import dev.leasehold.core.lease.LeaseDefaults;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecord;
@@ -34,7 +35,7 @@ public final class NodePublisher implements AutoCloseable {
   public static final Duration TTL = Duration.ofSeconds(15);
 
   /** How often the record is published again. */
-  public static final Duration REFRESH = TTL.dividedBy(3);
+  public static final Duration REFRESH = TTL.dividedBy(LeaseDefaults.RENEWALS_PER_TTL);
 
   private final LeaseStore store;
   private final NodeRecords records;

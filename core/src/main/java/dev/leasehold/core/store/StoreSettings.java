@@ -1,5 +1,6 @@
 package dev.leasehold.core.store;
 
+import dev.leasehold.core.lease.LeaseDefaults;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,7 +34,7 @@ public record StoreSettings(
     Objects.requireNonNull(type, "type");
     urls = urls == null ? List.of() : List.copyOf(urls);
     options = options == null ? Map.of() : Map.copyOf(options);
-    commandTimeout = commandTimeout == null ? Duration.ofSeconds(5) : commandTimeout;
+    commandTimeout = commandTimeout == null ? LeaseDefaults.COMMAND_TIMEOUT : commandTimeout;
   }
 
   public static StoreSettings of(String type, String url) {

@@ -1,5 +1,6 @@
 package dev.leasehold.core.lease.hold;
 
+import dev.leasehold.core.lease.LeaseDefaults;
 import java.time.Duration;
 
 /**
@@ -17,11 +18,12 @@ public final class LeaseTiming {
   private LeaseTiming() {}
 
   /**
-   * {@code renew-every} when none is configured: a third of the TTL, in whole milliseconds, at
-   * least one millisecond. Two renewals can then fail before the lease runs out.
+   * {@code renew-every} when none is configured: {@link LeaseDefaults#renewEvery}, the one formula
+   * (a third of the TTL, at least one millisecond). Two renewals can then fail before the lease
+   * runs out.
    */
   public static Duration defaultRenewEvery(Duration ttl) {
-    return Duration.ofMillis(Math.max(1, ttl.toMillis() / 3));
+    return LeaseDefaults.renewEvery(ttl);
   }
 
   /** Safety margin before the presumed expiry: a tenth of the TTL. */
