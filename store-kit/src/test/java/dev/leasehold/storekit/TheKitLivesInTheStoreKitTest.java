@@ -33,9 +33,9 @@ import org.junit.jupiter.api.Test;
  * The contract kits and the server helpers live in this module's jar and nowhere else. The test
  * class path here also holds core (main and test-jar), so a kit class copied back into core's test
  * tree, or one that core's main code started carrying, is found twice and fails here; the kit's
- * classes must also come from this module's main output, not from a test output or a test-jar.
- * The kit has packages of its own ({@code dev.leasehold.storekit...}): none is shared with the
- * core's main classes or its test-jar, so no split package spans two jars.
+ * classes must also come from this module's main output, not from a test output or a test-jar. The
+ * kit has packages of its own ({@code dev.leasehold.storekit...}): none is shared with the core's
+ * main classes or its test-jar, so no split package spans two jars.
  */
 class TheKitLivesInTheStoreKitTest {
   private static final List<Class<?>> PUBLISHED =
