@@ -48,11 +48,6 @@ class RedisBlackBoxIT {
         box, box.closeAfter(RedisTestStore.shared()));
   }
 
-  @Test
-  void sighupAddsRemovesAndChangesJobsOnEveryReplicaAndABadFileChangesNothing() {
-    ReloadScenario.addRemoveChangeAndABadFile(box, box.closeAfter(RedisTestStore.shared()), 3);
-  }
-
   /**
    * A Redis with AOF ({@code appendfsync always}) crashes (SIGKILL) under three daemons and comes
    * back on the same port and data about 6 s later. No firing that came due while it was down runs
