@@ -34,8 +34,10 @@ final class GroupJitterScenario {
   record Span(String job, String fire, String node, long pid, long start, long end) {}
 
   /**
-   * The two grouped jobs and the jittered one, with their ledgers: for daemons of this scenario or
-   * of another one that shares them ({@link #withGroups} on each daemon's file).
+   * The two grouped jobs and the jittered one, with their ledgers, for the daemons of another
+   * scenario that shares them ({@link #withGroups} on each daemon's file): on MariaDB those of
+   * {@link HistoryScenarios}, on Redis those of {@link
+   * Scenarios#aDeletedLeaseRecordDoesNotWedgeTheJob(BlackBox, BlackBoxStore, boolean)}.
    */
   record Jobs(Path shared, Path jittered, List<String> yaml) {}
 
@@ -46,26 +48,6 @@ final class GroupJitterScenario {
         Configs.ledgerJob("spread", "every: 5s\njitter: 3s\nmisfire-grace: 10s", jittered);
     return new Jobs(
         shared, jittered, List.of(groupJob("dump-a", shared), groupJob("dump-b", shared), spread));
-  }
-
-  static void groupOfOneNeverOverlapsAndJitterSpreadsFirings(BlackBox box, BlackBoxStore store) {
-    Jobs jobs = jobs(box.dir());
-    List<Daemon> daemons = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      String node = "bb-" + (char) ('a' + i);
-      Path file =
-          Configs.write(
-              box.dir(), node, store.yaml(), Scenarios.LEASE, jobs.yaml().toArray(String[]::new));
-      withGroups(file);
-      daemons.add(Daemon.start(box, node, file, 0));
-    }
-    daemons.forEach(Daemon::awaitStarted);
-    Instant from = Scenarios.settled();
-    Scenarios.awaitRuns(jobs.jittered(), from, 5);
-    Scenarios.sleep(Duration.ofSeconds(3)); // let the runs in flight write their end lines
-    Instant stopping = Instant.now();
-    Scenarios.stopAll(daemons);
-    judge(jobs, stopping);
   }
 
   /**

@@ -9,6 +9,16 @@ class MariaDbBlackBoxIT extends SqlBlackBoxScenarios {
     return SqlTestStore.mariadb();
   }
 
+  /**
+   * Reload is the daemon's own code, the same on every store; what it asks of a store is what the
+   * other scenarios ask of it. So three replicas reload here, on one server (and one on H2, {@link
+   * H2ReloadIT}), not on each store.
+   */
+  @Test
+  void sighupAddsRemovesAndChangesJobsOnEveryReplicaAndABadFileChangesNothing() {
+    ReloadScenario.addRemoveChangeAndABadFile(box, box.closeAfter(freshStore()), 3);
+  }
+
   @Test
   void aDeletedLeaseRowDoesNotWedgeTheJob() {
     Scenarios.aDeletedLeaseRecordDoesNotWedgeTheJob(box, box.closeAfter(freshStore()));

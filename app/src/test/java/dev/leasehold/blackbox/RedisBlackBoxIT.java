@@ -32,25 +32,19 @@ class RedisBlackBoxIT {
     Scenarios.stolenLease(box, box.closeAfter(RedisTestStore.shared()));
   }
 
+  /**
+   * Also the group and jitter scenario, on the same daemons: a group of one never overlaps across
+   * replicas and jittered firings run once each ({@link GroupJitterScenario}).
+   */
   @Test
-  void aDeletedLeaseRecordDoesNotWedgeTheJob() {
-    Scenarios.aDeletedLeaseRecordDoesNotWedgeTheJob(box, box.closeAfter(RedisTestStore.shared()));
+  void aDeletedLeaseRecordDoesNotWedgeTheJobAndJobsOfAGroupOfOneNeverOverlap() {
+    Scenarios.aDeletedLeaseRecordDoesNotWedgeTheJob(
+        box, box.closeAfter(RedisTestStore.shared()), true);
   }
 
   @Test
   void aJobNeverOutlivesItsLeaseWhenItsDaemonStallsOrDies() {
     Scenarios.aJobNeverOutlivesItsLease(box, box.closeAfter(RedisTestStore.shared()));
-  }
-
-  @Test
-  void jobsOfAGroupOfOneNeverOverlapAcrossReplicasAndJitteredFiringsRunOnceEach() {
-    GroupJitterScenario.groupOfOneNeverOverlapsAndJitterSpreadsFirings(
-        box, box.closeAfter(RedisTestStore.shared()));
-  }
-
-  @Test
-  void sighupAddsRemovesAndChangesJobsOnEveryReplicaAndABadFileChangesNothing() {
-    ReloadScenario.addRemoveChangeAndABadFile(box, box.closeAfter(RedisTestStore.shared()), 3);
   }
 
   /**

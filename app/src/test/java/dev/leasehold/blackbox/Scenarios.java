@@ -256,9 +256,33 @@ final class Scenarios {
    * giving fence 1 again); the claiming replica logs what happened.
    */
   static void aDeletedLeaseRecordDoesNotWedgeTheJob(BlackBox box, BlackBoxStore store) {
+    aDeletedLeaseRecordDoesNotWedgeTheJob(box, store, false);
+  }
+
+  /**
+   * {@link #aDeletedLeaseRecordDoesNotWedgeTheJob(BlackBox, BlackBoxStore)}, and with {@code
+   * grouped} the jobs of {@link GroupJitterScenario} on the same three daemons (unskewed, as that
+   * scenario needs), judged as there once the daemons are stopped. Only the lease record of {@code
+   * tick} is deleted; the grouped and jittered jobs have records of their own.
+   */
+  static void aDeletedLeaseRecordDoesNotWedgeTheJob(
+      BlackBox box, BlackBoxStore store, boolean grouped) {
     Path ledger = box.dir().resolve("ledger");
     String job = Configs.ledgerJob("tick", "every: 1s", ledger);
-    List<Daemon> daemons = startNodes(box, store.yaml(), LEASE, job, 0, 0, 0);
+    GroupJitterScenario.Jobs group = grouped ? GroupJitterScenario.jobs(box.dir()) : null;
+    List<Daemon> daemons = new ArrayList<>();
+    for (String node : List.of("bb-a", "bb-b", "bb-c")) {
+      List<String> jobs = new ArrayList<>(List.of(job));
+      if (group != null) {
+        jobs.addAll(group.yaml());
+      }
+      Path file = Configs.write(box.dir(), node, store.yaml(), LEASE, jobs.toArray(String[]::new));
+      if (group != null) {
+        GroupJitterScenario.withGroups(file);
+      }
+      daemons.add(Daemon.start(box, node, file, 0));
+    }
+    daemons.forEach(Daemon::awaitStarted);
     Instant from = settled();
     Poll.until(
         "every replica to have run tick",
@@ -274,7 +298,16 @@ final class Scenarios {
         LIMIT,
         () -> nodesFrom(ledger, deletedAt.plusSeconds(1)).size() == daemons.size());
     Instant to = Instant.now().minusSeconds(2);
+    Instant stopping = null;
+    if (group != null) {
+      awaitRuns(group.jittered(), from, 5);
+      sleep(Duration.ofSeconds(3)); // the grouped runs in flight write their end lines
+      stopping = Instant.now();
+    }
     stopAll(daemons);
+    if (group != null) {
+      GroupJitterScenario.judge(group, stopping);
+    }
 
     // every firing runs, but for the one or two around the delete (a claim racing with it)
     judge(

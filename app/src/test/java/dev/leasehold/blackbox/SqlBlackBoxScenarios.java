@@ -35,9 +35,4 @@ abstract class SqlBlackBoxScenarios {
   void theLatestFiringMissedWhileEveryDaemonWasDownRunsOnceWhenOneReturns() {
     Scenarios.catchUp(box, store());
   }
-
-  @Test
-  void sighupAddsRemovesAndChangesJobsOnEveryReplicaAndABadFileChangesNothing() {
-    ReloadScenario.addRemoveChangeAndABadFile(box, store(), 3);
-  }
 }
