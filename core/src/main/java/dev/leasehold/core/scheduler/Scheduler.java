@@ -85,7 +85,7 @@ public final class Scheduler implements AutoCloseable {
             ? null
             : new TriggerRequests(slots, parts, b.executionLog, loop, b.requestPoll);
     this.shutdown =
-        new Shutdown(parts, slots, loop, requests, history, desk, ownsTimer, ownedWorkers);
+        new Shutdown(parts, slots, loop::stop, requests, history, desk, ownsTimer, ownedWorkers);
   }
 
   public static Builder builder() {

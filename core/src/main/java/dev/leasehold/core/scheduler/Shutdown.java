@@ -22,7 +22,7 @@ final class Shutdown {
 
   private final SchedulerParts parts;
   private final Slots slots;
-  private final ClaimLoop loop;
+  private final Runnable stopClaims;
   private final TriggerRequests requests;
   private final History history;
   private final NoticeDesk desk;
@@ -32,7 +32,7 @@ final class Shutdown {
   Shutdown(
       SchedulerParts parts,
       Slots slots,
-      ClaimLoop loop,
+      Runnable stopClaims,
       TriggerRequests requests,
       History history,
       NoticeDesk desk,
@@ -40,7 +40,7 @@ final class Shutdown {
       ExecutorService ownedWorkers) {
     this.parts = parts;
     this.slots = slots;
-    this.loop = loop;
+    this.stopClaims = stopClaims;
     this.requests = requests;
     this.history = history;
     this.desk = desk;
@@ -61,7 +61,10 @@ final class Shutdown {
         });
   }
 
-  /** Returns false when the scheduler was stopped already. */
+  /**
+   * Returns false when the scheduler was stopped already. {@code stopClaims} (given at
+   * construction) is an event: it calls off batched claims, backoffs and lease polls.
+   */
   boolean run(Duration grace) {
     SlotOwner owner = slots.owner();
     boolean first =
@@ -70,7 +73,7 @@ final class Shutdown {
               if (!slots.stop()) {
                 return false;
               }
-              loop.stop();
+              stopClaims.run();
               return true;
             });
     if (!first) {
