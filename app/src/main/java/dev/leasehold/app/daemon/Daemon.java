@@ -126,6 +126,7 @@ public final class Daemon {
         Optional<DaemonMetrics> metrics = injector.getInstance(METRICS);
         List<JobDefinition> jobs = injector.getInstance(JOBS);
         scheduler = injector.getInstance(Scheduler.class);
+        SchedulerThreads threads = injector.getInstance(SchedulerThreads.class);
         ConfigReload reload = injector.getInstance(ConfigReload.class);
         if (metrics.isPresent()) {
           admin =
@@ -181,6 +182,7 @@ public final class Daemon {
         // the last runs' notifications being sent get up to 10 s more (a desk left by a stop is
         // taken over by another replica after the job's ttl)
         scheduler.stop(grace);
+        threads.close();
       }
       log.info("stopped");
       return 0;

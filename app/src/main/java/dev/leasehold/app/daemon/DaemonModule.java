@@ -175,6 +175,13 @@ public final class DaemonModule extends AbstractModule {
         notifier.isPresent());
   }
 
+  /** The scheduler's timer and workers, shared with the history pruner and the node publisher. */
+  @Provides
+  @Singleton
+  SchedulerThreads schedulerThreads() {
+    return SchedulerThreads.create();
+  }
+
   @Provides
   @Singleton
   Scheduler scheduler(
@@ -183,12 +190,15 @@ public final class DaemonModule extends AbstractModule {
       List<JobDefinition> jobs,
       Clock clock,
       Optional<DaemonMetrics> metrics,
-      Optional<Notifier> notifier) {
+      Optional<Notifier> notifier,
+      SchedulerThreads threads) {
     List<SchedulerListener> listeners = new ArrayList<>();
     metrics.ifPresent(listeners::add);
     return assemble(
             config, backend, jobs, clock, listeners, config.node(), notifier.<Notices>map(n -> n))
         .takeTriggerRequests(TRIGGER_REQUEST_POLL)
+        .timer(threads.timer())
+        .workers(threads.workers())
         .build();
   }
 

@@ -92,6 +92,14 @@ public final class Scheduler implements AutoCloseable {
     return new Builder();
   }
 
+  /**
+   * The workers a scheduler makes when it is given none (daemon threads named {@code
+   * leasehold-worker-N}, made as needed), for a caller that shares them ({@link Builder#workers}).
+   */
+  public static ExecutorService newWorkerPool() {
+    return Shutdown.workerPool();
+  }
+
   public String node() {
     return parts.node();
   }
