@@ -152,7 +152,7 @@ public final class Daemon {
                 config.node(),
                 clock,
                 () -> Set.copyOf(reload.current().jobNames()));
-        pruner.start();
+        pruner.start(threads.timer(), threads.workers());
         publisher =
             new NodePublisher(
                 backend,

@@ -6,15 +6,16 @@ import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.time.Cancellable;
+import dev.leasehold.core.time.TaskTimer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -38,10 +39,12 @@ import org.slf4j.LoggerFactory;
  * minute of each hour; the job names come from a supplier, so a reload that adds or removes jobs
  * counts from the next pass on.
  *
- * <p>It runs on a thread of its own, so the scheduler's claims never wait for it; each batch is a
- * few small statements on the store. A failed prune logs a warning (once until one succeeds again)
- * and is tried again the next minute; pruning is idempotent, so a prune cut off half-way loses
- * nothing.
+ * <p>It has no thread of its own: a pass is a task on the scheduler's {@link TaskTimer} that hands
+ * the prune to the scheduler's workers (the timer never blocks), so the scheduler's claims never
+ * wait for it; each batch is a few small statements on the store. The next pass is scheduled on the
+ * timer at the end of the previous one, so two passes never overlap. A failed prune logs a warning
+ * (once until one succeeds again) and is tried again the next minute; pruning is idempotent, so a
+ * prune cut off half-way loses nothing.
  */
 public final class HistoryPruner implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HistoryPruner.class);
@@ -65,9 +68,12 @@ public final class HistoryPruner implements AutoCloseable {
   private final String holder;
   private final Clock clock;
   private final LongSupplier nanoTime;
-  private final ScheduledExecutorService thread;
   private final RemovedLeases removed;
   private boolean failing;
+  private TaskTimer timer;
+  private Executor workers;
+  private volatile Cancellable pending;
+  private volatile boolean stopped;
 
   /** A pruner of the history alone: no lease record is forgotten. */
   public HistoryPruner(
@@ -111,42 +117,75 @@ public final class HistoryPruner implements AutoCloseable {
     this.holder = node;
     this.clock = clock;
     this.nanoTime = nanoTime;
-    this.thread =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "leasehold-history-prune");
-              t.setDaemon(true);
-              t.setPriority(Thread.MIN_PRIORITY);
-              return t;
-            });
   }
 
-  /** Starts pruning: first after {@link #FIRST}, then a second past every minute. */
-  public void start() {
-    thread.schedule(this::tick, FIRST.toMillis(), TimeUnit.MILLISECONDS);
+  /**
+   * Starts pruning: first after {@link #FIRST}, then a second past every minute, each pass a task
+   * on {@code timer} whose prune runs on {@code workers} (the scheduler's own two; neither is
+   * closed here). Called once.
+   */
+  public void start(TaskTimer timer, Executor workers) {
+    if (this.timer != null) {
+      throw new IllegalStateException("the history pruner is started already");
+    }
+    this.timer = timer;
+    this.workers = workers;
+    next(FIRST);
   }
 
-  private void tick() {
+  /** On the timer: hands the pass to a worker. */
+  private void due() {
+    if (stopped) {
+      return;
+    }
+    try {
+      workers.execute(this::pass);
+    } catch (RejectedExecutionException e) {
+      // the workers are shut down: the daemon is stopping
+    }
+  }
+
+  /** On a worker: one pass, then the next one scheduled (so passes never overlap). */
+  private void pass() {
     try {
       pruneOnce();
     } finally {
       Instant now = clock.instant();
       Instant next = now.truncatedTo(ChronoUnit.MINUTES).plus(Duration.ofMinutes(1)).plusSeconds(1);
-      try {
-        thread.schedule(
-            this::tick, Math.max(1, Duration.between(now, next).toMillis()), TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        // closed meanwhile
-      }
+      next(Duration.ofMillis(Math.max(1, Duration.between(now, next).toMillis())));
+    }
+  }
+
+  /**
+   * Schedules the next pass unless stopped. {@link #close} sets {@code stopped} before it reads
+   * {@code pending} and this writes {@code pending} before it reads {@code stopped} again, so a
+   * pass scheduled while closing is always called off by one of the two.
+   */
+  private void next(Duration delay) {
+    if (stopped) {
+      return;
+    }
+    try {
+      pending = timer.schedule(this::due, delay);
+    } catch (RejectedExecutionException e) {
+      return; // the timer is closed: the daemon is stopping
+    }
+    if (stopped) {
+      pending.cancel();
     }
   }
 
   /**
    * Claims this minute's prune and, when won, prunes.
    *
+   * <p>Needs no lock: once {@link #start started}, only the chain of passes calls it, one pass at a
+   * time (each pass schedules the next when it ends, and the timer's and the workers' hand-overs
+   * order one pass's writes before the next one's reads); a test calls it directly on a pruner it
+   * never started.
+   *
    * @return how many records were removed, or empty when another replica has this minute
    */
-  public synchronized Optional<Integer> pruneOnce() {
+  public Optional<Integer> pruneOnce() {
     Instant minute = clock.instant().truncatedTo(ChronoUnit.MINUTES);
     try {
       Optional<Lease> lease = store.claim(LEASE, minute, holder, TTL);
@@ -164,6 +203,11 @@ public final class HistoryPruner implements AutoCloseable {
         store.release(lease.get());
       }
     } catch (RuntimeException e) {
+      if (stopped) {
+        // the daemon is stopping and its store may close under this pass: nothing to report
+        log.debug("history prune cut off while stopping: {}", e.getMessage());
+        return Optional.of(0);
+      }
       if (!failing) {
         log.warn("history prune failed: {}; trying again every minute", e.getMessage());
       } else {
@@ -216,20 +260,30 @@ public final class HistoryPruner implements AutoCloseable {
     }
   }
 
-  /** False when interrupted (closing): the prune stops, the rest waits for the next one. */
-  private static boolean pause() {
+  /** False when stopped or interrupted: the prune stops, the rest waits for the next one. */
+  private boolean pause() {
+    if (stopped) {
+      return false;
+    }
     try {
       Thread.sleep(PAUSE.toMillis());
-      return true;
+      return !stopped;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
     }
   }
 
-  /** Stops pruning; a prune under way is interrupted (it loses nothing). */
+  /**
+   * Stops pruning and waits for nothing: the pending pass is called off, and a prune under way
+   * stops at its next pause between batches (it loses nothing).
+   */
   @Override
   public void close() {
-    thread.shutdownNow();
+    stopped = true;
+    Cancellable task = pending;
+    if (task != null) {
+      task.cancel();
+    }
   }
 }

@@ -212,4 +212,44 @@ class HistoryPrunerTest {
     pruner.pruneOnce();
     assertThat(client.inspect(scratch)).isEmpty();
   }
+
+  @Test
+  void startedItPrunesOnTheTimerFirstAfterAFewSecondsThenASecondPastEveryMinuteUntilClosed() {
+    VirtualTime time = new VirtualTime(NOW);
+    HistoryPruner pruner =
+        new HistoryPruner(
+            new InMemoryLeaseStore.Shared(time.clock()).client(),
+            Optional.empty(),
+            history,
+            DAY,
+            "a",
+            time.clock(),
+            null,
+            time::nanoTime);
+    try {
+      seed("old", 3, NOW.minus(Duration.ofDays(2)));
+      pruner.start(time, time.workers());
+      time.advance(HistoryPruner.FIRST.minusMillis(1));
+      assertThat(history.all()).as("before the first pass").hasSize(3);
+      time.advance(Duration.ofMillis(1));
+      assertThat(history.all()).as("the first pass").isEmpty();
+
+      seed("old", 3, NOW.minus(Duration.ofDays(2)));
+      time.advanceTo(Instant.parse("2026-12-01T08:01:00.999Z"));
+      assertThat(history.all()).as("before the next minute's pass").hasSize(3);
+      time.advanceTo(Instant.parse("2026-12-01T08:01:01Z"));
+      assertThat(history.all()).as("a second past the minute").isEmpty();
+
+      seed("old", 3, NOW.minus(Duration.ofDays(2)));
+      time.advanceTo(Instant.parse("2026-12-01T08:02:01Z"));
+      assertThat(history.all()).as("the minute after").isEmpty();
+
+      seed("old", 3, NOW.minus(Duration.ofDays(2)));
+      pruner.close();
+      time.advance(Duration.ofMinutes(5));
+      assertThat(history.all()).as("closed: the pending pass is called off").hasSize(3);
+    } finally {
+      time.shutdown();
+    }
+  }
 }
