@@ -163,7 +163,7 @@ public final class Daemon {
         if (metrics.isPresent()) {
           publisher.onRead(new NodeMetrics(metrics.get().registry())::update);
         }
-        publisher.start();
+        publisher.start(threads.timer(), threads.workers());
         startReloads(reload);
         log.info(
             "started: {} jobs, store {}, node {} in {} ms",

@@ -6,14 +6,15 @@ import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecord;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Replicas;
+import dev.leasehold.core.time.Cancellable;
+import dev.leasehold.core.time.TaskTimer;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * <p>A failed publication logs a warning (once until one succeeds again) and is tried again at the
  * next refresh; it never touches the scheduler. A store without node records (no {@link
  * StoreBackend#nodeRecords}) is left alone.
+ *
+ * <p>It has no thread of its own: a publication is a task on the scheduler's {@link TaskTimer} that
+ * hands the store calls to the scheduler's workers (the timer never blocks); the next one is
+ * scheduled on the timer at the end of the previous one, {@link #REFRESH} later, so two never
+ * overlap.
  */
 public final class NodePublisher implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(NodePublisher.class);
@@ -44,8 +50,10 @@ public final class NodePublisher implements AutoCloseable {
   private final java.util.function.Supplier<String> jobDigest;
   private final Instant startedAt;
   private final Clock clock;
-  private final ScheduledExecutorService thread;
   private boolean failing;
+  private TaskTimer timer;
+  private Executor workers;
+  private volatile Cancellable pending;
   private volatile boolean closed;
   private volatile Replicas latest;
   private volatile java.util.function.Consumer<Replicas> onRead = r -> {};
@@ -71,13 +79,6 @@ public final class NodePublisher implements AutoCloseable {
     this.jobDigest = jobDigest;
     this.clock = clock;
     this.startedAt = clock.instant();
-    this.thread =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "leasehold-node-record");
-              t.setDaemon(true);
-              return t;
-            });
   }
 
   /** Called with the replicas after every publication (the drift metric); set before start. */
@@ -86,17 +87,73 @@ public final class NodePublisher implements AutoCloseable {
     return this;
   }
 
-  /** Publishes now and then every {@link #REFRESH}; does nothing on a store without records. */
-  public void start() {
+  /**
+   * Publishes now and then {@link #REFRESH} after each publication ended, each a task on {@code
+   * timer} whose store calls run on {@code workers} (the scheduler's own two; neither is closed
+   * here); does nothing on a store without records. Called once.
+   */
+  public void start(TaskTimer timer, Executor workers) {
+    if (this.timer != null) {
+      throw new IllegalStateException("the node publisher is started already");
+    }
+    this.timer = timer;
+    this.workers = workers;
     if (records == null) {
       log.debug("store keeps no node records; this node is not published");
       return;
     }
-    thread.scheduleWithFixedDelay(this::publishOnce, 0, REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+    next(Duration.ZERO);
   }
 
-  /** Publishes the record once; returns whether the store took it. */
-  public synchronized boolean publishOnce() {
+  /** On the timer: hands the publication to a worker. */
+  private void due() {
+    if (closed) {
+      return;
+    }
+    try {
+      workers.execute(this::pass);
+    } catch (RejectedExecutionException e) {
+      // the workers are shut down: the daemon is stopping
+    }
+  }
+
+  /** On a worker: one publication, then the next one scheduled (so they never overlap). */
+  private void pass() {
+    try {
+      publishOnce();
+    } finally {
+      next(REFRESH);
+    }
+  }
+
+  /**
+   * Schedules the next publication unless closed. {@link #close} sets {@code closed} before it
+   * reads {@code pending} and this writes {@code pending} before it reads {@code closed} again, so
+   * a publication scheduled while closing is always called off by one of the two.
+   */
+  private void next(Duration delay) {
+    if (closed) {
+      return;
+    }
+    try {
+      pending = timer.schedule(this::due, delay);
+    } catch (RejectedExecutionException e) {
+      return; // the timer is closed: the daemon is stopping
+    }
+    if (closed) {
+      pending.cancel();
+    }
+  }
+
+  /**
+   * Publishes the record once; returns whether the store took it.
+   *
+   * <p>Needs no lock: once {@link #start started}, only the chain of publications calls it, one at
+   * a time (each schedules the next when it ends, and the timer's and the workers' hand-overs order
+   * one publication's writes before the next one's reads); a test calls it directly on a publisher
+   * it never started.
+   */
+  public boolean publishOnce() {
     try {
       List<String> held =
           store.list().stream()
@@ -136,10 +193,16 @@ public final class NodePublisher implements AutoCloseable {
     return Optional.ofNullable(latest);
   }
 
-  /** Stops publishing; the record expires on its own (a restart under the same id replaces it). */
+  /**
+   * Stops publishing and waits for nothing: the pending publication is called off (one under way
+   * ends on its own); the record expires on its own (a restart under the same id replaces it).
+   */
   @Override
   public void close() {
     closed = true;
-    thread.shutdownNow();
+    Cancellable task = pending;
+    if (task != null) {
+      task.cancel();
+    }
   }
 }
