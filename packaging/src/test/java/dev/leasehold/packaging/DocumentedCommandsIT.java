@@ -24,9 +24,11 @@ import org.junit.jupiter.api.io.TempDir;
  * by line, with bash, in a clean copy of the tree (the files git tracks; no {@code target/}, no
  * installed Leasehold jars). A command that exits non-zero fails the test with its output.
  *
- * <p>What the test adds to the commands, so that it neither downloads nor touches the user's local
- * repository: {@code mvn} is a shim that runs the real {@code mvn} with {@code -o} and a private
- * local repository (a hard-linked copy of the build's own, without {@code dev/leasehold}). The last
+ * <p>What the test adds to the commands, so that it does not touch the user's local repository:
+ * {@code mvn} is a shim that runs the real {@code mvn} with a private local repository (a
+ * hard-linked copy of the build's own, without {@code dev/leasehold}); it is not offline, since an
+ * install needs plugins (the install plugin's own dependencies) that a {@code verify} never
+ * resolved, and fetches them from the build's registry as a new user's build would. The last
  * command of a block starts a process that does not end by itself: it runs until it showed what the
  * docs promise, then gets SIGTERM. See docs/testing.md for what is run and what is reused.
  */
@@ -128,7 +130,7 @@ class DocumentedCommandsIT {
     return tree;
   }
 
-  /** A directory with an {@code mvn} that runs the real one offline on a private repository. */
+  /** A directory with an {@code mvn} that runs the real one on a private local repository. */
   private Path mavenShim() throws IOException {
     Path repo = work.resolve("m2");
     Commands.Result linked =
@@ -150,7 +152,7 @@ class DocumentedCommandsIT {
     Path bin = Files.createDirectories(work.resolve("bin"));
     Path shim = bin.resolve("mvn");
     Files.writeString(
-        shim, "#!/bin/sh\nexec '" + mvn + "' -o -Dmaven.repo.local='" + repo + "' \"$@\"\n");
+        shim, "#!/bin/sh\nexec '" + mvn + "' -Dmaven.repo.local='" + repo + "' \"$@\"\n");
     shim.toFile().setExecutable(true);
     return bin;
   }
