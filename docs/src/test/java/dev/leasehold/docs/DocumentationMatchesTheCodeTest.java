@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  */
 class DocumentationMatchesTheCodeTest {
   private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
-  private static final Path KITS = ROOT.resolve("store-kit/src/main/java/dev/leasehold/core");
+  private static final Path KITS = ROOT.resolve("store-kit/src/main/java/dev/leasehold/storekit");
   private static final Pattern NESTED = Pattern.compile("@Nested\\s+(?:\\w+\\s+)*class\\s+(\\w+)");
   private static final Pattern MODULE =
       Pattern.compile("<artifactId>leasehold-([a-z-]+)</artifactId>");
