@@ -34,8 +34,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The operator surfaces tried as an attacker on the same host or behind a job's HTTP target would,
  * against the built jar: one daemon (embedded H2) with an admin token from a file, a read-only
  * token and a notifier credential from its environment, and jobs that print escape sequences, dump
- * their environment and call targets that redirect. Every attacker check that needs a daemon
- * runs against this one process.
+ * their environment and call targets that redirect. Every attacker check that needs a daemon runs
+ * against this one process.
  */
 class AttackerIT {
   private static final String ADMIN = "admin-token-" + "a1b2c3d4e5f60718";
