@@ -2,6 +2,7 @@ package dev.leasehold.core.store;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.Forgetting;
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pauses;
@@ -32,6 +33,14 @@ public interface StoreBackend extends AutoCloseable {
 
   /** Deleting free lease records ({@link Forgetting}); empty when the store cannot. */
   default Optional<Forgetting> forgetting() {
+    return Optional.empty();
+  }
+
+  /**
+   * The store's journal (audit trail, check pings, chain hand-offs, backfill requests, write-once
+   * keys), when the store keeps one.
+   */
+  default Optional<Journal> journal() {
     return Optional.empty();
   }
 
