@@ -4,9 +4,9 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The port of a store that keeps small append-only record streams and write-once values: the
- * audit trail, the pings of heartbeat checks, job-chain hand-offs, backfill requests, and a
- * namespace's digest key. A store that has it returns it from {@link
+ * The port of a store that keeps small append-only record streams and write-once values: the audit
+ * trail, the pings of heartbeat checks, job-chain hand-offs, backfill requests, and a namespace's
+ * digest key. A store that has it returns it from {@link
  * dev.leasehold.core.store.StoreBackend#journal}. Specified by the {@code JournalCases} of the
  * store kit.
  *
