@@ -100,7 +100,7 @@ final class HistoryCommand implements Callable<Integer> {
     PreparedConfig prepared = context.prepare(config.file);
     List<Map<String, Object>> rows;
     try (StoreBackend backend =
-        StoreOpener.openOnce(prepared.storeFactory(), prepared.config().store())) {
+        StoreOpener.openForCommand(prepared.storeFactory(), prepared.config().store())) {
       rows =
           HistoryReport.rows(
               cursor == null

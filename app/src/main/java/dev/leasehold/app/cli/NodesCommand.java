@@ -47,7 +47,7 @@ final class NodesCommand implements Callable<Integer> {
     PreparedConfig prepared = context.prepare(config.file);
     Replicas replicas;
     try (StoreBackend backend =
-        StoreOpener.openOnce(prepared.storeFactory(), prepared.config().store())) {
+        StoreOpener.openForCommand(prepared.storeFactory(), prepared.config().store())) {
       StartupTrace.mark("store opened");
       Optional<NodeRecords> records = backend.nodeRecords();
       if (records.isEmpty()) {

@@ -64,7 +64,7 @@ final class PauseCommand implements Callable<Integer> {
       throw new ConfigException(c.file(), "--reason", e.getMessage());
     }
     context.logging(false, "WARN", true);
-    try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), c.store())) {
+    try (StoreBackend backend = StoreOpener.openForCommand(prepared.storeFactory(), c.store())) {
       Optional<Pauses> pauses = backend.pauses();
       if (pauses.isEmpty()) {
         context.err().println(Steering.unsupported(c));

@@ -76,7 +76,7 @@ final class ResetCommand implements Callable<Integer> {
     JobConfig jobConfig = Steering.knownJob(c, job);
     String by = Steering.operator();
     context.logging(false, "WARN", true);
-    try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), c.store())) {
+    try (StoreBackend backend = StoreOpener.openForCommand(prepared.storeFactory(), c.store())) {
       LeaseStore store = backend.leaseStore();
       Optional<LeaseState> before = store.inspect(job);
       Optional<String> holder = before.flatMap(LeaseState::currentHolder);

@@ -58,7 +58,7 @@ final class ResumeCommand implements Callable<Integer> {
     DaemonConfig c = prepared.config();
     JobConfig jobConfig = Steering.knownJob(c, job);
     context.logging(false, "WARN", true);
-    try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), c.store())) {
+    try (StoreBackend backend = StoreOpener.openForCommand(prepared.storeFactory(), c.store())) {
       Optional<Pauses> pauses = backend.pauses();
       if (pauses.isEmpty()) {
         context.err().println(Steering.unsupported(c));

@@ -55,7 +55,7 @@ final class StatusCommand implements Callable<Integer> {
     }
     String text;
     try (StoreBackend backend =
-        StoreOpener.openOnce(prepared.storeFactory(), prepared.config().store())) {
+        StoreOpener.openForCommand(prepared.storeFactory(), prepared.config().store())) {
       StartupTrace.mark("store opened");
       text = StatusReport.render(prepared.config(), backend, context.clock().instant(), json);
     }

@@ -19,6 +19,7 @@ import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.scheduler.Scheduler;
 import dev.leasehold.core.scheduler.TriggerRequest;
 import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.core.store.StoreSettings;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -115,7 +116,9 @@ final class TriggerCommand implements Callable<Integer> {
     DaemonConfig c = prepared.config();
     Steering.knownJob(c, job);
     context.logging(c.log().json(), c.log().level(), true);
-    try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), c.store())) {
+    // a run here holds a lease: its store calls keep the daemon's timeout; a request holds none
+    StoreSettings store = here ? c.store() : StoreOpener.patient(c.store());
+    try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), store)) {
       return here ? runHere(c, backend) : request(c, backend, open);
     }
   }

@@ -2,6 +2,7 @@ package dev.leasehold.app.wiring;
 
 import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.core.lease.IncompatibleStoreException;
+import dev.leasehold.core.lease.LeaseDefaults;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.core.store.StoreFactory;
 import dev.leasehold.core.store.StoreSelfCheck;
@@ -48,6 +49,32 @@ public final class StoreOpener {
    * second client opened from the same settings (closed again); throws if either fails, an {@link
    * IncompatibleStoreException} when the server answered but does not behave as the store needs.
    */
+  /**
+   * {@link #openOnce} for a one-shot command that holds no lease (status, history, nodes, pause,
+   * resume, reset, a trigger request): a store round trip may take up to the default command
+   * timeout even when the file's jobs ask a daemon for a shorter one (a 1 s renewal makes a 1 s
+   * timeout, which a loaded store or machine can exceed on its first connection).
+   */
+  public static StoreBackend openForCommand(StoreFactory factory, StoreSettings settings) {
+    return openOnce(factory, patient(settings));
+  }
+
+  /** {@code settings} with a command timeout of at least the default one. */
+  public static StoreSettings patient(StoreSettings settings) {
+    if (settings.commandTimeout().compareTo(LeaseDefaults.COMMAND_TIMEOUT) >= 0) {
+      return settings;
+    }
+    return new StoreSettings(
+        settings.type(),
+        settings.url(),
+        settings.urls(),
+        settings.username(),
+        settings.password(),
+        settings.keyPrefix(),
+        LeaseDefaults.COMMAND_TIMEOUT,
+        settings.options());
+  }
+
   public static StoreBackend openChecked(
       StoreFactory factory, StoreSettings settings, String node) {
     return openChecked(factory, settings, node, backend -> {});

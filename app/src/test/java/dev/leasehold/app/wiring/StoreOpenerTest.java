@@ -28,6 +28,39 @@ class StoreOpenerTest {
   private final MemoryStoreType.Factory factory = new MemoryStoreType.Factory();
 
   @Test
+  void aOneShotCommandWaitsAtLeastTheDefaultCommandTimeoutAndKeepsEverythingElse() {
+    StoreSettings short1s =
+        new StoreSettings(
+            "mariadb",
+            "jdbc:mariadb://127.0.0.1:3306/test",
+            List.of(),
+            "root",
+            "pw",
+            "p:",
+            Duration.ofSeconds(1),
+            java.util.Map.of("a", "b"));
+    StoreSettings patient = StoreOpener.patient(short1s);
+    assertThat(patient.commandTimeout())
+        .isEqualTo(dev.leasehold.core.lease.LeaseDefaults.COMMAND_TIMEOUT);
+    assertThat(patient)
+        .usingRecursiveComparison()
+        .ignoringFields("commandTimeout")
+        .isEqualTo(short1s);
+
+    StoreSettings long30s =
+        new StoreSettings(
+            "mariadb",
+            null,
+            List.of(),
+            null,
+            null,
+            null,
+            Duration.ofSeconds(30),
+            java.util.Map.of());
+    assertThat(StoreOpener.patient(long30s)).isSameAs(long30s);
+  }
+
+  @Test
   void besideRunsWhileTheSelfCheckHoldsItsScratchLease() {
     List<Boolean> sawTheCheck = new ArrayList<>();
 
