@@ -38,8 +38,13 @@ class AdminEndpointSecurityTest {
   private static final Duration LIMIT = Duration.ofSeconds(90);
   private static final String TOKEN = "hardening-token-0123456789";
 
-  /** What a Kubernetes liveness probe with {@code timeoutSeconds: 1} allows. */
-  private static final Duration PROBE = Duration.ofSeconds(1);
+  /**
+   * How long a /health probe may take while others stall: below the server's 5 s request deadline
+   * (so a server blocked by the stalled clients until they are cut off fails it), with room for a
+   * loaded build machine, where a 1 s bound (a Kubernetes probe's {@code timeoutSeconds: 1}) failed
+   * a connect at load 19 while the server was answering.
+   */
+  private static final Duration PROBE = Duration.ofSeconds(3);
 
   private final List<Daemon> daemons = new ArrayList<>();
   private final List<CompletableFuture<Integer>> running = new ArrayList<>();
@@ -265,7 +270,7 @@ class AdminEndpointSecurityTest {
   // --- /health while hundreds of clients stall --------------------------------------------
 
   @Test
-  void healthAnswersWithinOneSecondWhileFiveHundredClientsStallOnLoopback() throws Exception {
+  void healthAnswersWhileFiveHundredClientsStallOnLoopback() throws Exception {
     // 500 stalled clients from 50 loopback addresses: every one of them holds its connection
     List<InetAddress> sources = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
@@ -275,7 +280,7 @@ class AdminEndpointSecurityTest {
   }
 
   @Test
-  void healthAnswersWithinOneSecondWhileFiveHundredClientsStallBeyondLoopback() throws Exception {
+  void healthAnswersWhileFiveHundredClientsStallBeyondLoopback() throws Exception {
     // 500 stalled clients in another network namespace, from 50 addresses there, through a veth
     // pair to the daemon listening on every interface; the probe to the same address
     Path script = Files.createTempFile("stallers", ".py");
