@@ -161,7 +161,8 @@ public final class ArchiveTraining {
    * {@code bin/leasehold} compares this line with what it finds and passes the archive only when
    * they match. A second line, {@value #FIXED_ADDRESS}, tells it that the JDK accepts the option
    * that maps the archive without relocating it ({@link #mapsAtItsOwnAddress}). Nothing is written
-   * when the classes do not come from a jar.
+   * when the classes do not come from a jar. The system property {@code leasehold.archive.key}
+   * names another file (the launcher's AOT cache key, {@code leasehold.aot.key}).
    */
   private static void writeArchiveKey() throws IOException {
     Path jar;
@@ -189,8 +190,13 @@ public final class ArchiveTraining {
             + seconds(jdk.resolve("lib/modules"));
     // a second line when this JDK maps the archive at the address it was made for on request
     String placement = mapsAtItsOwnAddress(jdk) ? FIXED_ADDRESS + "\n" : "";
+    // bin/leasehold names another file for the AOT cache it makes on JDK 25 and later, so the
+    // class-data archive's key (JDK 17's) stays as it is
+    String target = System.getProperty("leasehold.archive.key");
     Files.writeString(
-        jar.resolveSibling(name.substring(0, name.length() - 4) + ".jsa.key"),
+        target != null
+            ? Path.of(target)
+            : jar.resolveSibling(name.substring(0, name.length() - 4) + ".jsa.key"),
         key + "\n" + placement);
   }
 

@@ -124,6 +124,59 @@ class LauncherIT {
         .doesNotContain("dev.leasehold.app.Main source: shared objects file");
   }
 
+  /**
+   * The JDK 25 this machine has beside the default 17 (docs/performance.md measures both); {@code
+   * LEASEHOLD_TEST_JDK25} names another. A machine without one fails this test: it is part of what
+   * the launcher promises.
+   */
+  private static final Path JDK25 =
+      Path.of(
+          System.getenv()
+              .getOrDefault("LEASEHOLD_TEST_JDK25", "/usr/lib/jvm/temurin-25-jdk-amd64"));
+
+  @Test
+  void onJdk25TheLauncherMakesAnAheadOfTimeCacheAndStartsWithIt() throws Exception {
+    assertThat(JDK25.resolve("bin/java")).as("a JDK 25 at %s", JDK25).isExecutable();
+    Path installed = dir.resolve("lib");
+    Files.createDirectories(installed);
+    Files.copy(ROOT.resolve("app/target/leasehold.jar"), installed.resolve("leasehold.jar"));
+    Files.copy(LAUNCHER, installed.resolve("leasehold"), StandardCopyOption.COPY_ATTRIBUTES);
+    Map<String, String> jdk25 = Map.of("JAVA_HOME", JDK25.toString());
+    String launcher = installed.resolve("leasehold").toString();
+
+    Result made = run(jdk25, List.of(launcher, "--make-archive"));
+    assertThat(made.code()).as("stderr: %s", made.err()).isZero();
+    assertThat(installed.resolve("leasehold.aot")).isNotEmptyFile();
+    assertThat(Files.readAllLines(installed.resolve("leasehold.aot.key")).get(0))
+        .as("the cache's key names the jar and the JDK it was made for")
+        .startsWith(installed.resolve("leasehold.jar").toRealPath() + " ")
+        .contains(" " + JDK25.toRealPath() + " ");
+    assertThat(installed.resolve("leasehold.jsa.key"))
+        .as("the class-data archive's key (JDK 17's) is not written by the AOT training")
+        .doesNotExist();
+
+    Path log = dir.resolve("classes25.txt");
+    Result started =
+        run(
+            Map.of(
+                "JAVA_HOME",
+                JDK25.toString(),
+                "LEASEHOLD_JAVA_OPTS",
+                "-XX:AOTMode=on -Xlog:class+load=info:file=" + log),
+            List.of(launcher, "--version"));
+    assertThat(started.code()).as("stderr: %s", started.err()).isZero();
+    assertThat(started.out()).startsWith("leasehold ").contains("Java 25");
+    assertThat(Files.readString(log))
+        .as("Leasehold's own classes come from the AOT cache")
+        .contains("dev.leasehold.app.Main source: shared objects file");
+
+    // the default JDK (17) beside it: no AOT cache there, the launcher still answers
+    // (no archive making in the background: the test's directory goes away when it ends)
+    Result on17 = run(Map.of("LEASEHOLD_ARCHIVE", "off"), List.of(launcher, "--version"));
+    assertThat(on17.code()).as("stderr: %s", on17.err()).isZero();
+    assertThat(on17.out()).startsWith("leasehold ").doesNotContain("Java 25");
+  }
+
   private static List<String> launcher(List<String> args) {
     List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
     command.addAll(args);
