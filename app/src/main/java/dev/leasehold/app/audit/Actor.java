@@ -9,7 +9,7 @@ import java.net.InetAddress;
  * address, and the node of the daemon that answered. From the daemon itself (a reload on SIGHUP):
  * the daemon's OS user, host and node.
  *
- * @param via {@link #CLI}, {@link #HTTP} or {@link #SIGNAL}
+ * @param via {@link #CLI}, {@link #HTTP}, {@link #SIGNAL} or {@link #DAEMON}
  * @param user the OS user, or {@code null} over HTTP
  * @param host the host name, or {@code null} over HTTP
  * @param node the node name of the configuration (the CLI's or the answering daemon's)
@@ -21,6 +21,7 @@ public record Actor(
   public static final String CLI = "cli";
   public static final String HTTP = "http";
   public static final String SIGNAL = "signal";
+  public static final String DAEMON = "daemon";
 
   public static final String ADMIN = "admin";
   public static final String READ = "read";
@@ -51,6 +52,11 @@ public record Actor(
   /** This command line's user and host, for a configuration of node {@code node}. */
   public static Actor cli(String node) {
     return new Actor(CLI, osUser(), hostName(), node, null, null);
+  }
+
+  /** The daemon itself, on its own (the history prune forgetting a removed job's record). */
+  public static Actor daemon(String node) {
+    return new Actor(DAEMON, osUser(), hostName(), node, null, null);
   }
 
   /** The daemon itself, on a signal (SIGHUP's reload). */
