@@ -4,14 +4,16 @@ import dev.leasehold.app.audit.Actor;
 import dev.leasehold.app.audit.AuditEntry;
 import dev.leasehold.app.audit.AuditTrail;
 import dev.leasehold.app.config.DaemonConfig;
+import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.store.StoreBackend;
 
 /**
  * The audit entry of one command that changes something ({@code pause}, {@code resume}, {@code
  * trigger}, {@code reset}): the command says how it ended ({@link #ok}, {@link #refused}, {@link
  * #failed}) and {@link #around} records it once, as this command line's user, host and node; a
- * command that throws is recorded as failed with its one-line error. A command refused before the
- * store is opened (an unknown job, a bad option) is not recorded: the store is not touched then.
+ * command that throws is recorded as failed with its one-line error, unless the store failed under
+ * it (the entry could not be written either). A command refused before the store is opened (an
+ * unknown job, a bad option) is not recorded: the store is not touched then.
  */
 final class CliAudit {
   /** The body of an audited command: its exit code. */
@@ -67,6 +69,10 @@ final class CliAudit {
     int code;
     try {
       code = body.run();
+    } catch (LeaseStoreException e) {
+      // the store failed under the command: the entry would fail alike, and its warning would be
+      // a second line beside the command's one-line error
+      throw e;
     } catch (RuntimeException e) {
       failed(Cli.message(e));
       record();
