@@ -183,7 +183,9 @@ function renderAudit() {
   function note(text) {
     fill(body, [el('tr', {}, [el('td', {colspan: '6', text: text})])]);
   }
-  fetch('/api/audit?limit=10', {headers: withToken({Accept: 'application/json'})})
+  var headers = withToken({Accept: 'application/json'});
+  if (byId('token').value) { headers.Authorization = 'Bearer ' + byId('token').value; }
+  fetch('/api/audit?limit=10', {headers: headers})
     .then(function (r) {
       if (r.status === 401) {
         tokenAsked = true;
