@@ -61,7 +61,12 @@ import org.slf4j.LoggerFactory;
  *       changed, else 400/422 with the one-line reason and nothing changed;
  *   <li>{@code POST /jobs/{name}/pause[?reason=TEXT&stop_running=true]} and {@code POST
  *       /jobs/{name}/resume[?catch_up=true]}: like {@code pause} and {@code resume}, with the same
- *       token; 200 with the job's pause as JSON, 400 for a bad reason, 404 for an unknown job.
+ *       token; 200 with the job's pause as JSON, 400 for a bad reason, 404 for an unknown job;
+ *   <li>{@code GET /audit[?limit=N]}: the audit trail, the same JSON as {@code audit --json}, with
+ *       a token whenever one is configured (the read token suffices); 501 on a store without a
+ *       journal. {@code GET /api/audit} is the page's copy, its texts made inert. Every request to
+ *       a route declared with an audit action (trigger, pause, resume, reload) is recorded, refused
+ *       ones too (but 429), with the kind of token it carried and the client's address.
  * </ul>
  *
  * <p>Adding an endpoint: one line in {@link #routes} naming its method, path, {@link Access} and
