@@ -116,7 +116,9 @@ public abstract class JournalCases extends LeaseStoreCases {
     }
     String longest = b.toString();
     assertThat(longest).hasSize(Journal.MAX_BODY);
-    List<String> written = List.of(longest, "", "\n", " leading and trailing \n", text);
+    String fourByteCharacters = "🙂".repeat(Journal.MAX_BODY / 2); // 4 UTF-8 bytes each
+    List<String> written =
+        List.of(longest, "", "\n", " leading and trailing \n", text, fourByteCharacters);
     for (int i = 0; i < written.size(); i++) {
       journal.append(stream, T1.plusMillis(i), written.get(i));
     }
