@@ -46,6 +46,15 @@ final class ReloadScenario {
   private record Replica(Daemon daemon, String node, int port) {}
 
   static void addRemoveChangeAndABadFile(BlackBox box, BlackBoxStore store, int replicas) {
+    addRemoveChangeAndABadFile(box, store, replicas, false);
+  }
+
+  /**
+   * The scenario; with {@code audit}, at its end on the same replicas, the audit trail ({@link
+   * #auditTrailSaysWho}): on a store that command lines can open while the daemons run.
+   */
+  static void addRemoveChangeAndABadFile(
+      BlackBox box, BlackBoxStore store, int replicas, boolean audit) {
     Path keep = box.dir().resolve("ledger-keep");
     Path gone = box.dir().resolve("ledger-gone");
     Path shift = box.dir().resolve("ledger-shift");
@@ -141,6 +150,9 @@ final class ReloadScenario {
       assertThat(body.path("changed").toString()).isEqualTo("[]");
     }
     Scenarios.awaitRuns(gone, readded, 2);
+    if (audit) {
+      auditTrailSaysWho(box, all);
+    }
     Instant to = Instant.now().minusSeconds(3);
     Map<String, Integer> exits = Scenarios.stopAll(daemons);
 
@@ -161,6 +173,66 @@ final class ReloadScenario {
             + ", gone "
             + firings(gone).size()
             + " runs");
+  }
+
+  /**
+   * A pause from the command line, a resume through the admin API and a trigger from the command
+   * line of {@code gone}: {@code audit --json} lists each with who did it (the command line's user,
+   * host and node; the admin token's kind and the client's address), and the reloads of the
+   * scenario (SIGHUP as the daemons, {@code POST /reload} with and without the token).
+   */
+  private static void auditTrailSaysWho(BlackBox box, List<Replica> all) {
+    Replica first = all.get(0);
+    String config = box.dir().resolve(first.node() + ".yaml").toString();
+    Cli.run(box.dir(), "pause", "--config", config, "gone", "--reason", "audit check");
+    HttpResponse<String> resumed = post(all.get(all.size() - 1), "/jobs/gone/resume", TOKEN);
+    assertThat(resumed.statusCode()).as(resumed.body()).isEqualTo(200);
+    Cli.run(box.dir(), "trigger", "--config", config, "gone");
+    JsonNode rows =
+        json(Cli.run(box.dir(), "audit", "--config", config, "--json", "--limit", "100"));
+
+    String user = System.getProperty("user.name");
+    List<String> seen = new ArrayList<>();
+    for (JsonNode row : rows) {
+      seen.add(
+          String.join(
+              " ",
+              row.path("action").asText(),
+              row.path("job").asText(),
+              row.path("result").asText(),
+              row.path("via").asText(),
+              row.path("token").asText(),
+              row.path("client").asText()));
+    }
+    assertThat(seen.subList(0, 3))
+        .as("the latest entries, newest first: %s", rows)
+        .containsExactly(
+            "trigger gone ok cli null null",
+            "resume gone ok http admin 127.0.0.1",
+            "pause gone ok cli null null");
+    for (int i : List.of(0, 2)) {
+      JsonNode cli = rows.get(i);
+      assertThat(cli.path("user").asText()).isEqualTo(user);
+      assertThat(cli.path("host").asText()).isNotEmpty();
+      assertThat(cli.path("node").asText()).isEqualTo(first.node());
+    }
+    assertThat(rows.get(2).path("detail").asText()).isEqualTo("reason: audit check");
+    assertThat(rows.get(1).path("node").asText()).isEqualTo(all.get(all.size() - 1).node());
+    assertThat(rows.get(1).path("by").asText())
+        .isEqualTo(
+            "admin token from 127.0.0.1 (http, node " + all.get(all.size() - 1).node() + ")");
+    assertThat(seen)
+        .as(
+            "the reloads: SIGHUP on every replica twice, POST /reload without a token, refused, and applied on every replica")
+        .contains(
+            "reload null refused http none 127.0.0.1", "reload null refused http admin 127.0.0.1")
+        .filteredOn(e -> e.startsWith("reload null ok http admin"))
+        .hasSize(all.size());
+    assertThat(seen).filteredOn(e -> e.startsWith("reload null ok signal")).hasSize(all.size());
+    assertThat(seen)
+        .filteredOn(e -> e.startsWith("reload null refused signal"))
+        .hasSize(all.size());
+    assertThat(rows.toString()).doesNotContain(TOKEN);
   }
 
   /** The replica's file: {@code node} as given, the store, 3 s leases, the admin endpoint. */

@@ -35,6 +35,27 @@ record AdminResponse(int status, String contentType, byte[] body, Map<String, St
         status, contentType, Redaction.scrub(body).getBytes(StandardCharsets.UTF_8), Map.of());
   }
 
+  /**
+   * The header that carries a handler's line for the audit trail to the server, which takes it off
+   * before the answer leaves ({@link #audited}).
+   */
+  static final String AUDIT_DETAIL = "X-Leasehold-Audit-Detail";
+
+  /** This answer with {@code detail} for the audit trail's entry of the request. */
+  AdminResponse audited(String detail) {
+    return with(AUDIT_DETAIL, detail);
+  }
+
+  /** This answer without the audit line, as it leaves the process. */
+  AdminResponse withoutAuditDetail() {
+    if (!headers.containsKey(AUDIT_DETAIL)) {
+      return this;
+    }
+    Map<String, String> fewer = new LinkedHashMap<>(headers);
+    fewer.remove(AUDIT_DETAIL);
+    return new AdminResponse(status, contentType, body, fewer);
+  }
+
   /** This answer with one more header. */
   AdminResponse with(String name, String value) {
     Map<String, String> more = new LinkedHashMap<>(headers);

@@ -1,6 +1,9 @@
 package dev.leasehold.app.admin;
 
 import dev.leasehold.app.admin.Routes.Access;
+import dev.leasehold.app.audit.Actor;
+import dev.leasehold.app.audit.AuditEntry;
+import dev.leasehold.app.audit.AuditTrail;
 import dev.leasehold.app.config.AdminConfig;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.reload.ConfigReload;
@@ -18,6 +21,7 @@ import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.lease.Replicas;
 import dev.leasehold.core.scheduler.Scheduler;
 import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.core.store.TerminalText;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -57,7 +61,12 @@ import org.slf4j.LoggerFactory;
  *       changed, else 400/422 with the one-line reason and nothing changed;
  *   <li>{@code POST /jobs/{name}/pause[?reason=TEXT&stop_running=true]} and {@code POST
  *       /jobs/{name}/resume[?catch_up=true]}: like {@code pause} and {@code resume}, with the same
- *       token; 200 with the job's pause as JSON, 400 for a bad reason, 404 for an unknown job.
+ *       token; 200 with the job's pause as JSON, 400 for a bad reason, 404 for an unknown job;
+ *   <li>{@code GET /audit[?limit=N]}: the audit trail, the same JSON as {@code audit --json}, with
+ *       a token whenever one is configured (the read token suffices); 501 on a store without a
+ *       journal. {@code GET /api/audit} is the page's copy, its texts made inert. Every request to
+ *       a route declared with an audit action (trigger, pause, resume, reload) is recorded, refused
+ *       ones too (but 429), with the kind of token it carried and the client's address.
  * </ul>
  *
  * <p>Adding an endpoint: one line in {@link #routes} naming its method, path, {@link Access} and
@@ -100,6 +109,7 @@ public final class AdminServer implements AutoCloseable {
   private final DaemonMetrics metrics;
   private final StatusView view;
   private final ExecutionLog history;
+  private final AuditTrail audit;
   private final Clock clock;
   private final Routes routes = new Routes();
   private final AllowedHosts hosts;
@@ -130,6 +140,7 @@ public final class AdminServer implements AutoCloseable {
     this.health = health;
     this.metrics = metrics;
     this.history = history;
+    this.audit = AuditTrail.of(backend, clock);
     this.view =
         new StatusView(
             this::jobsConfig,
@@ -170,11 +181,25 @@ public final class AdminServer implements AutoCloseable {
         .get("/nodes", Access.READ, (r, p) -> nodes())
         .get("/status", Access.READ, (r, p) -> status(r))
         .get("/history", Access.OUTPUT, (r, p) -> history(r.query()))
-        .post("/jobs/{name}/trigger", Access.CHANGE, (r, p) -> trigger(p.get("name")))
-        .post("/jobs/{name}/pause", Access.CHANGE, (r, p) -> pause(p.get("name"), r))
-        .post("/jobs/{name}/resume", Access.CHANGE, (r, p) -> resume(p.get("name"), r));
+        .get("/audit", Access.OUTPUT, (r, p) -> audit(r.query(), false))
+        .get("/api/audit", Access.OUTPUT, (r, p) -> audit(r.query(), true))
+        .post(
+            "/jobs/{name}/trigger",
+            Access.CHANGE,
+            AuditEntry.TRIGGER,
+            (r, p) -> trigger(p.get("name")))
+        .post(
+            "/jobs/{name}/pause",
+            Access.CHANGE,
+            AuditEntry.PAUSE,
+            (r, p) -> pause(p.get("name"), r))
+        .post(
+            "/jobs/{name}/resume",
+            Access.CHANGE,
+            AuditEntry.RESUME,
+            (r, p) -> resume(p.get("name"), r));
     if (reload != null) {
-      routes.post("/reload", Access.CHANGE, (r, p) -> reload());
+      routes.post("/reload", Access.CHANGE, AuditEntry.RELOAD, (r, p) -> reload());
     }
   }
 
@@ -197,12 +222,12 @@ public final class AdminServer implements AutoCloseable {
       body.put("added", a.changes().added());
       body.put("removed", a.changes().removed());
       body.put("changed", a.changes().changed());
-      return AdminResponse.json(body);
+      return AdminResponse.json(body).audited(ConfigReload.describe(outcome));
     }
     ConfigReload.Refused refused = (ConfigReload.Refused) outcome;
     body.put("result", "refused");
     body.put("reason", refused.reason());
-    return AdminResponse.json(refused.status(), body);
+    return AdminResponse.json(refused.status(), body).audited(ConfigReload.describe(outcome));
   }
 
   public static AdminServer start(
@@ -294,7 +319,69 @@ public final class AdminServer implements AutoCloseable {
       return AdminResponse.text(405, "use " + String.join(" or ", allowed) + "\n")
           .with("Allow", String.join(", ", allowed));
     }
-    Access access = match.get().route().access();
+    Routes.Route route = match.get().route();
+    if (route.action() == null) {
+      return checkedAndAnswered(request, match.get());
+    }
+    String job = match.get().params().get("name");
+    AdminResponse response;
+    try {
+      response = checkedAndAnswered(request, match.get());
+    } catch (RuntimeException e) {
+      recordAudit(request, route.action(), job, AuditEntry.FAILED, "HTTP 500: " + e.getMessage());
+      throw e;
+    }
+    // a client blocked for guessing tokens is not recorded at each request: its guesses were
+    if (response.status() != 429) {
+      String detail = response.headers().get(AdminResponse.AUDIT_DETAIL);
+      if (detail == null && response.status() >= 300) {
+        detail = new String(response.body(), StandardCharsets.UTF_8).strip();
+      }
+      int status = response.status();
+      String result =
+          status < 300
+              ? AuditEntry.OK
+              : status >= 500 && status != 501 ? AuditEntry.FAILED : AuditEntry.REFUSED;
+      recordAudit(
+          request,
+          route.action(),
+          job,
+          result,
+          "HTTP " + status + (detail == null ? "" : ": " + detail));
+    }
+    return response.withoutAuditDetail();
+  }
+
+  /** An audited request, as the token it carried, the client's address and this node. */
+  private void recordAudit(
+      AdminRequest request, String action, String job, String result, String detail) {
+    audit.record(
+        Actor.http(tokenKind(request), request.client(), config.node()),
+        action,
+        job,
+        result,
+        detail);
+  }
+
+  /**
+   * The kind of token a request carried ({@link Actor#ADMIN}, {@link Actor#READ}, {@link
+   * Actor#WRONG} or {@link Actor#NONE}), compared in constant time; never its value.
+   */
+  private String tokenKind(AdminRequest request) {
+    String given = bearer(request.header("Authorization").orElse(null));
+    if (given == null) {
+      return Actor.NONE;
+    }
+    String token = config.admin().token();
+    String readToken = config.admin().readToken();
+    boolean admin = token != null && constantTimeEquals(given, token);
+    boolean reader = readToken != null && constantTimeEquals(given, readToken);
+    return admin ? Actor.ADMIN : reader ? Actor.READ : Actor.WRONG;
+  }
+
+  /** The route's access checked, then its handler's answer. */
+  private AdminResponse checkedAndAnswered(AdminRequest request, Routes.Match match) {
+    Access access = match.route().access();
     if (access == Access.CHANGE && crossOrigin(request)) {
       return AdminResponse.text(403, "refused: the request comes from another origin\n");
     }
@@ -309,7 +396,44 @@ public final class AdminServer implements AutoCloseable {
         return refused.get();
       }
     }
-    return match.get().route().handler().handle(request, match.get().params());
+    return match.route().handler().handle(request, match.params());
+  }
+
+  /**
+   * {@code GET /audit?limit=N}: the audit trail, newest first, as {@code audit --json}; {@code GET
+   * /api/audit}, the page's, has every text made inert for display ({@link TerminalText#line}). 501
+   * when the store keeps no trail.
+   */
+  private AdminResponse audit(Map<String, String> query, boolean forPage) {
+    int limit;
+    try {
+      limit =
+          Integer.parseInt(query.getOrDefault("limit", String.valueOf(AuditTrail.DEFAULT_LIMIT)));
+    } catch (NumberFormatException e) {
+      limit = 0;
+    }
+    if (limit < 1 || limit > AuditTrail.MAX_LIMIT) {
+      return AdminResponse.text(
+          400, "limit: a whole number from 1 to " + AuditTrail.MAX_LIMIT + "\n");
+    }
+    Optional<List<AuditEntry>> entries = audit.recent(limit);
+    if (entries.isEmpty()) {
+      return AdminResponse.text(501, "this store does not keep an audit trail\n");
+    }
+    List<Map<String, Object>> rows = entries.get().stream().map(AuditEntry::row).toList();
+    if (forPage) {
+      rows =
+          rows.stream()
+              .map(
+                  row -> {
+                    Map<String, Object> inert = new LinkedHashMap<>();
+                    row.forEach(
+                        (k, v) -> inert.put(k, v instanceof String t ? TerminalText.line(t) : v));
+                    return inert;
+                  })
+              .toList();
+    }
+    return AdminResponse.json(rows);
   }
 
   /** {@code GET /jobs/NAME}: one job ({@link JobReport}); 404 for a job not configured. */
@@ -508,7 +632,9 @@ public final class AdminServer implements AutoCloseable {
     if (record.isEmpty()) {
       return AdminResponse.text(409, "the job is running elsewhere right now; nothing was run\n");
     }
-    return AdminResponse.json(HistoryReport.rows(List.of(record.get())).get(0));
+    ExecutionRecord r = record.get();
+    return AdminResponse.json(HistoryReport.rows(List.of(r)).get(0))
+        .audited("ran on " + r.node() + ", fence " + r.fence() + ": " + r.outcome().label());
   }
 
   /** {@code pause} over HTTP: paused by {@code admin@<node>}. */
@@ -534,7 +660,10 @@ public final class AdminServer implements AutoCloseable {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("name", job);
     body.put("paused", StatusReport.paused(pause));
-    return AdminResponse.json(body);
+    return AdminResponse.json(body)
+        .audited(
+            (reason == null ? "no reason given" : "reason: " + reason)
+                + (stop ? "; with stop_running" : ""));
   }
 
   /** {@code resume} over HTTP. */
@@ -556,7 +685,11 @@ public final class AdminServer implements AutoCloseable {
     body.put("resumed", resumed);
     body.put("catch_up", catchUp);
     body.put("paused", null);
-    return AdminResponse.json(body);
+    return AdminResponse.json(body)
+        .audited(
+            !resumed
+                ? "was not paused; nothing changed"
+                : catchUp ? "resumed with catch_up" : "resumed");
   }
 
   private static boolean constantTimeEquals(String a, String b) {

@@ -40,20 +40,38 @@ final class Routes {
   /** A route that matched a request, with its path parameters. */
   record Match(Route route, Map<String, String> params) {}
 
-  record Route(String method, String pattern, Access access, Handler handler, Pattern regex) {}
+  /**
+   * One endpoint.
+   *
+   * @param action the audit trail's action of a route that changes something ({@code pause}, {@code
+   *     resume}, {@code trigger}, {@code reload}), or {@code null}: every request to such a route
+   *     is recorded, refused ones too
+   */
+  record Route(
+      String method,
+      String pattern,
+      Access access,
+      String action,
+      Handler handler,
+      Pattern regex) {}
 
   private static final Pattern PARAM = Pattern.compile("\\{([a-z]+)}");
   private final List<Route> routes = new ArrayList<>();
 
   Routes get(String pattern, Access access, Handler handler) {
-    return add("GET", pattern, access, handler);
+    return add("GET", pattern, access, null, handler);
   }
 
   Routes post(String pattern, Access access, Handler handler) {
-    return add("POST", pattern, access, handler);
+    return add("POST", pattern, access, null, handler);
   }
 
-  private Routes add(String method, String pattern, Access access, Handler handler) {
+  /** A route whose every request is recorded in the audit trail as {@code action}. */
+  Routes post(String pattern, Access access, String action, Handler handler) {
+    return add("POST", pattern, access, action, handler);
+  }
+
+  private Routes add(String method, String pattern, Access access, String action, Handler handler) {
     Matcher m = PARAM.matcher(pattern);
     StringBuilder regex = new StringBuilder();
     int last = 0;
@@ -63,7 +81,8 @@ final class Routes {
       last = m.end();
     }
     regex.append(Pattern.quote(pattern.substring(last)));
-    routes.add(new Route(method, pattern, access, handler, Pattern.compile(regex.toString())));
+    routes.add(
+        new Route(method, pattern, access, action, handler, Pattern.compile(regex.toString())));
     return this;
   }
 

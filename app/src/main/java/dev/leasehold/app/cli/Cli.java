@@ -16,8 +16,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * The command line: {@code run}, {@code validate}, {@code status}, {@code history}, {@code
- * trigger}, {@code pause}, {@code resume}. Exit codes (docs/cli.md): 0 ok; 2 bad usage or bad
- * config, with one line on stderr; 1 a runtime failure, also one line.
+ * trigger}, {@code pause}, {@code resume}, {@code reset}, {@code nodes}, {@code audit}. Exit codes
+ * (docs/cli.md): 0 ok; 2 bad usage or bad config, with one line on stderr; 1 a runtime failure,
+ * also one line.
  */
 @Command(
     name = "leasehold",
@@ -56,6 +57,7 @@ public final class Cli implements Callable<Integer> {
     commands.put("resume", () -> new ResumeCommand(context));
     commands.put("reset", () -> new ResetCommand(context));
     commands.put("nodes", () -> new NodesCommand(context));
+    commands.put("audit", () -> new AuditCommand(context));
     // no lambda or method reference may name a picocli type: picocli is compiled for Java 5, and
     // the class-data archive keeps such a type only if nothing links it while the archive is made
     commands.put("help", () -> new CommandLine.HelpCommand());

@@ -1,5 +1,6 @@
 package dev.leasehold.app.cli;
 
+import dev.leasehold.app.audit.AuditEntry;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.report.StatusReport;
@@ -65,32 +66,41 @@ final class PauseCommand implements Callable<Integer> {
     }
     context.logging(false, "WARN", true);
     try (StoreBackend backend = StoreOpener.openForCommand(prepared.storeFactory(), c.store())) {
-      Optional<Pauses> pauses = backend.pauses();
-      if (pauses.isEmpty()) {
-        context.err().println(Steering.unsupported(c));
-        return Cli.FAILURE;
-      }
-      Pause pause = pauses.get().pause(job, by, why, stopRunning);
-      String holder =
-          backend.leaseStore().inspect(job).flatMap(LeaseState::currentHolder).orElse(null);
+      CliAudit audit = new CliAudit(backend, context, c, AuditEntry.PAUSE, job);
+      return audit.around(() -> pause(c, backend, by, why, audit));
+    }
+  }
+
+  private int pause(DaemonConfig c, StoreBackend backend, String by, String why, CliAudit audit) {
+    Optional<Pauses> pauses = backend.pauses();
+    if (pauses.isEmpty()) {
+      context.err().println(Steering.unsupported(c));
+      audit.refused("the store keeps no pauses");
+      return Cli.FAILURE;
+    }
+    Pause pause = pauses.get().pause(job, by, why, stopRunning);
+    audit.ok(
+        (why == null ? "no reason given" : "reason: " + why)
+            + (stopRunning ? "; with --stop-running" : ""));
+    String holder =
+        backend.leaseStore().inspect(job).flatMap(LeaseState::currentHolder).orElse(null);
+    context
+        .out()
+        .println(
+            dev.leasehold.core.store.TerminalText.line(
+                "job '" + job + "' " + StatusReport.describe(pause)));
+    if (holder != null) {
       context
           .out()
           .println(
-              dev.leasehold.core.store.TerminalText.line(
-                  "job '" + job + "' " + StatusReport.describe(pause)));
-      if (holder != null) {
-        context
-            .out()
-            .println(
-                stopRunning
-                    ? "a run is going on "
-                        + holder
-                        + ": it stops at its next renewal (within a third of its TTL)"
-                    : "a run is going on "
-                        + holder
-                        + ": it finishes (use --stop-running to stop it)");
-      }
-      return Cli.OK;
+              stopRunning
+                  ? "a run is going on "
+                      + holder
+                      + ": it stops at its next renewal (within a third of its TTL)"
+                  : "a run is going on "
+                      + holder
+                      + ": it finishes (use --stop-running to stop it)");
     }
+    return Cli.OK;
   }
 }

@@ -1,5 +1,6 @@
 package dev.leasehold.app.cli;
 
+import dev.leasehold.app.audit.AuditEntry;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.config.JobConfig;
@@ -77,103 +78,117 @@ final class ResetCommand implements Callable<Integer> {
     String by = Steering.operator();
     context.logging(false, "WARN", true);
     try (StoreBackend backend = StoreOpener.openForCommand(prepared.storeFactory(), c.store())) {
-      LeaseStore store = backend.leaseStore();
-      Optional<LeaseState> before = store.inspect(job);
-      Optional<String> holder = before.flatMap(LeaseState::currentHolder);
-      Lease lease;
-      if (before.isPresent() && before.get().held() && !force) {
-        context
-            .err()
-            .println(
-                "leasehold: reset refused: the lease of '"
-                    + job
-                    + "' is live (holder "
-                    + holder.orElse("unknown")
-                    + ", fence "
-                    + before.get().fence()
-                    + ", until "
-                    + before.get().leaseUntil()
-                    + "); nothing was changed. A dead holder's lease ends by then; to stop a"
-                    + " live run, stop its daemon or use --force");
-        return Cli.FAILURE;
-      }
-      if (before.isPresent() && before.get().held()) {
-        context
-            .err()
-            .println(
-                "leasehold: WARNING: --force: the run of '"
-                    + job
-                    + "' on "
-                    + holder.orElse("an unknown holder")
-                    + " is stopped (its renewals are refused) and its lease is taken over;"
-                    + " anything it still writes with fence "
-                    + before.get().fence()
-                    + " or lower is fenced out");
-        lease = ForcedReset.takeOver(backend, job, by, ttlOf(jobConfig));
-      } else {
-        lease = store.acquire(job, by, HOLD).orElse(null);
-      }
-      if (lease == null) {
-        context
-            .err()
-            .println(
-                "leasehold: reset of '"
-                    + job
-                    + "' refused: a replica claimed it meanwhile (the lease is not stuck); nothing"
-                    + " was changed");
-        return Cli.FAILURE;
-      }
-      long known = highestInHistory(backend);
-      lease = raiseAbove(store, lease, known, by);
-      if (lease.fence() <= known) {
-        store.release(lease);
-        context
-            .err()
-            .println(
-                "leasehold: reset of '"
-                    + job
-                    + "' failed: the store gave fence "
-                    + lease.fence()
-                    + ", not above the "
-                    + known
-                    + " in the history, after "
-                    + MAX_RAISES
-                    + " tries");
-        return Cli.FAILURE;
-      }
-      Instant now = context.clock().instant();
-      String detail =
-          "reset by "
-              + by
-              + (force ? " with --force" : "")
-              + ": lease released, fence raised to "
-              + lease.fence()
-              + " (before: "
-              + before.map(LeaseState::fence).orElse(0L)
-              + (known > 0 ? ", highest in the history: " + known : "")
-              + ")";
-      try {
-        backend
-            .executionLog()
-            .record(
-                new ExecutionRecord(
-                    job,
-                    now,
-                    by,
-                    lease.fence(),
-                    TriggerKind.MANUAL,
-                    now,
-                    now,
-                    Outcome.RESET,
-                    null,
-                    detail));
-      } finally {
-        store.release(lease);
-      }
-      context.out().println("job '" + job + "' " + detail);
-      context.out().println("firings already run stay spent; the next firing runs as scheduled");
-      return Cli.OK;
+      CliAudit audit = new CliAudit(backend, context, c, AuditEntry.RESET, job);
+      return audit.around(() -> reset(backend, jobConfig, by, audit));
     }
+  }
+
+  private int reset(StoreBackend backend, JobConfig jobConfig, String by, CliAudit audit) {
+    LeaseStore store = backend.leaseStore();
+    Optional<LeaseState> before = store.inspect(job);
+    Optional<String> holder = before.flatMap(LeaseState::currentHolder);
+    Lease lease;
+    if (before.isPresent() && before.get().held() && !force) {
+      audit.refused(
+          "the lease is live (holder "
+              + holder.orElse("unknown")
+              + ", fence "
+              + before.get().fence()
+              + "); nothing was changed");
+      context
+          .err()
+          .println(
+              "leasehold: reset refused: the lease of '"
+                  + job
+                  + "' is live (holder "
+                  + holder.orElse("unknown")
+                  + ", fence "
+                  + before.get().fence()
+                  + ", until "
+                  + before.get().leaseUntil()
+                  + "); nothing was changed. A dead holder's lease ends by then; to stop a"
+                  + " live run, stop its daemon or use --force");
+      return Cli.FAILURE;
+    }
+    if (before.isPresent() && before.get().held()) {
+      context
+          .err()
+          .println(
+              "leasehold: WARNING: --force: the run of '"
+                  + job
+                  + "' on "
+                  + holder.orElse("an unknown holder")
+                  + " is stopped (its renewals are refused) and its lease is taken over;"
+                  + " anything it still writes with fence "
+                  + before.get().fence()
+                  + " or lower is fenced out");
+      lease = ForcedReset.takeOver(backend, job, by, ttlOf(jobConfig));
+    } else {
+      lease = store.acquire(job, by, HOLD).orElse(null);
+    }
+    if (lease == null) {
+      audit.refused("a replica claimed the job meanwhile; nothing was changed");
+      context
+          .err()
+          .println(
+              "leasehold: reset of '"
+                  + job
+                  + "' refused: a replica claimed it meanwhile (the lease is not stuck); nothing"
+                  + " was changed");
+      return Cli.FAILURE;
+    }
+    long known = highestInHistory(backend);
+    lease = raiseAbove(store, lease, known, by);
+    if (lease.fence() <= known) {
+      store.release(lease);
+      audit.failed("the store gave fence " + lease.fence() + ", not above " + known);
+      context
+          .err()
+          .println(
+              "leasehold: reset of '"
+                  + job
+                  + "' failed: the store gave fence "
+                  + lease.fence()
+                  + ", not above the "
+                  + known
+                  + " in the history, after "
+                  + MAX_RAISES
+                  + " tries");
+      return Cli.FAILURE;
+    }
+    Instant now = context.clock().instant();
+    String detail =
+        "reset by "
+            + by
+            + (force ? " with --force" : "")
+            + ": lease released, fence raised to "
+            + lease.fence()
+            + " (before: "
+            + before.map(LeaseState::fence).orElse(0L)
+            + (known > 0 ? ", highest in the history: " + known : "")
+            + ")";
+    try {
+      backend
+          .executionLog()
+          .record(
+              new ExecutionRecord(
+                  job,
+                  now,
+                  by,
+                  lease.fence(),
+                  TriggerKind.MANUAL,
+                  now,
+                  now,
+                  Outcome.RESET,
+                  null,
+                  detail));
+    } finally {
+      store.release(lease);
+    }
+    audit.ok(detail);
+    context.out().println("job '" + job + "' " + detail);
+    context.out().println("firings already run stay spent; the next firing runs as scheduled");
+    return Cli.OK;
   }
 
   private static Duration ttlOf(JobConfig job) {

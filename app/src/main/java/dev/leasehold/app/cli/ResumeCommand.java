@@ -1,5 +1,6 @@
 package dev.leasehold.app.cli;
 
+import dev.leasehold.app.audit.AuditEntry;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.config.JobConfig;
@@ -59,43 +60,51 @@ final class ResumeCommand implements Callable<Integer> {
     JobConfig jobConfig = Steering.knownJob(c, job);
     context.logging(false, "WARN", true);
     try (StoreBackend backend = StoreOpener.openForCommand(prepared.storeFactory(), c.store())) {
-      Optional<Pauses> pauses = backend.pauses();
-      if (pauses.isEmpty()) {
-        context.err().println(Steering.unsupported(c));
-        return Cli.FAILURE;
-      }
-      Optional<LeaseState> before = backend.leaseStore().inspect(job);
-      if (!pauses.get().resume(job, catchUp)) {
-        context.out().println("job '" + job + "' was not paused; nothing changed");
-        return Cli.OK;
-      }
-      Instant last = before.map(LeaseState::lastFire).orElse(null);
-      StringBuilder line = new StringBuilder("job '" + job + "' resumed");
-      if (!catchUp) {
-        line.append(": firings recorded as paused are not run; the next firing runs as scheduled");
-      } else if (last == null) {
-        line.append(": no firing was recorded as paused; the next firing runs as scheduled");
-      } else {
-        Duration grace =
-            jobConfig.misfireGrace() == null
-                ? JobPolicy.DEFAULT_MISFIRE_GRACE
-                : jobConfig.misfireGrace();
-        boolean inGrace = !context.clock().instant().isAfter(last.plus(grace).plusSeconds(1));
-        line.append(
-            inGrace
-                ? ": its latest paused firing "
-                    + FireTimes.format(last)
-                    + " runs once on a replica if it is still within its misfire grace ("
-                    + Durations.format(grace)
-                    + ") when the replica sees the resume"
-                : ": its latest firing "
-                    + FireTimes.format(last)
-                    + " is past its misfire grace ("
-                    + Durations.format(grace)
-                    + "), so nothing is caught up; the next firing runs as scheduled");
-      }
-      context.out().println(line);
+      CliAudit audit = new CliAudit(backend, context, c, AuditEntry.RESUME, job);
+      return audit.around(() -> resume(c, jobConfig, backend, audit));
+    }
+  }
+
+  private int resume(DaemonConfig c, JobConfig jobConfig, StoreBackend backend, CliAudit audit) {
+    Optional<Pauses> pauses = backend.pauses();
+    if (pauses.isEmpty()) {
+      context.err().println(Steering.unsupported(c));
+      audit.refused("the store keeps no pauses");
+      return Cli.FAILURE;
+    }
+    Optional<LeaseState> before = backend.leaseStore().inspect(job);
+    if (!pauses.get().resume(job, catchUp)) {
+      audit.ok("was not paused; nothing changed");
+      context.out().println("job '" + job + "' was not paused; nothing changed");
       return Cli.OK;
     }
+    Instant last = before.map(LeaseState::lastFire).orElse(null);
+    StringBuilder line = new StringBuilder("job '" + job + "' resumed");
+    if (!catchUp) {
+      line.append(": firings recorded as paused are not run; the next firing runs as scheduled");
+    } else if (last == null) {
+      line.append(": no firing was recorded as paused; the next firing runs as scheduled");
+    } else {
+      Duration grace =
+          jobConfig.misfireGrace() == null
+              ? JobPolicy.DEFAULT_MISFIRE_GRACE
+              : jobConfig.misfireGrace();
+      boolean inGrace = !context.clock().instant().isAfter(last.plus(grace).plusSeconds(1));
+      line.append(
+          inGrace
+              ? ": its latest paused firing "
+                  + FireTimes.format(last)
+                  + " runs once on a replica if it is still within its misfire grace ("
+                  + Durations.format(grace)
+                  + ") when the replica sees the resume"
+              : ": its latest firing "
+                  + FireTimes.format(last)
+                  + " is past its misfire grace ("
+                  + Durations.format(grace)
+                  + "), so nothing is caught up; the next firing runs as scheduled");
+    }
+    audit.ok(catchUp ? "resumed with --catch-up" : "resumed");
+    context.out().println(line);
+    return Cli.OK;
   }
 }

@@ -1,5 +1,6 @@
 package dev.leasehold.app.cli;
 
+import dev.leasehold.app.audit.AuditEntry;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.daemon.DaemonModule;
@@ -119,7 +120,9 @@ final class TriggerCommand implements Callable<Integer> {
     // a run here holds a lease: its store calls keep the daemon's timeout; a request holds none
     StoreSettings store = here ? c.store() : StoreOpener.patient(c.store());
     try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), store)) {
-      return here ? runHere(c, backend) : request(c, backend, open);
+      CliAudit audit = new CliAudit(backend, context, c, AuditEntry.TRIGGER, job);
+      return audit.around(
+          () -> here ? runHere(c, backend, audit) : request(c, backend, open, audit));
     }
   }
 
@@ -147,7 +150,7 @@ final class TriggerCommand implements Callable<Integer> {
   }
 
   /** {@code --here}: the job in this process, under its lease. */
-  private int runHere(DaemonConfig c, StoreBackend backend) {
+  private int runHere(DaemonConfig c, StoreBackend backend, CliAudit audit) {
     try (Scheduler scheduler = DaemonModule.oneShotScheduler(c, backend, context.clock())) {
       context.shutdown().onShutdown(() -> scheduler.stop(Duration.ofSeconds(10)));
       Optional<ExecutionRecord> record = scheduler.trigger(job);
@@ -158,6 +161,7 @@ final class TriggerCommand implements Callable<Integer> {
                 .inspect(job)
                 .flatMap(LeaseState::currentHolder)
                 .orElse("another node");
+        audit.refused("running elsewhere (lease held by " + holder + "); nothing was run");
         context
             .err()
             .println(
@@ -168,12 +172,14 @@ final class TriggerCommand implements Callable<Integer> {
                     + "); nothing was run");
         return Cli.FAILURE;
       }
-      return outcome(record.get());
+      ExecutionRecord r = record.get();
+      audit.ok("ran here as " + r.node() + ", fence " + r.fence() + ": " + r.outcome().label());
+      return outcome(r);
     }
   }
 
   /** The default: a request through the store, taken by a live daemon. */
-  private int request(DaemonConfig c, StoreBackend backend, Duration open) {
+  private int request(DaemonConfig c, StoreBackend backend, Duration open, CliAudit audit) {
     Optional<NodeRecords> records = backend.nodeRecords();
     List<String> live = null; // null: this store keeps no node records
     if (records.isPresent()) {
@@ -182,6 +188,7 @@ final class TriggerCommand implements Callable<Integer> {
               .map(NodeRecord::nodeId)
               .toList();
       if (live.isEmpty()) {
+        audit.refused("no daemon is alive; nothing was requested");
         context
             .err()
             .println(
@@ -194,6 +201,9 @@ final class TriggerCommand implements Callable<Integer> {
     TriggerRequest request =
         TriggerRequest.create(job, DaemonModule.cliNode(c), context.clock().instant(), open);
     backend.executionLog().record(request.requestRow());
+    audit.ok(
+        "requested: request " + request.id() + ", open until " + FireTimes.format(request.until()));
+    audit.record();
     if (noWait) {
       if (json) {
         Map<String, Object> row = new LinkedHashMap<>();

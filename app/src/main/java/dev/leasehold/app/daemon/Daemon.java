@@ -9,6 +9,9 @@ import dev.leasehold.app.admin.AdminServer;
 import dev.leasehold.app.admin.DaemonMetrics;
 import dev.leasehold.app.admin.NodeMetrics;
 import dev.leasehold.app.admin.StoreHealth;
+import dev.leasehold.app.audit.Actor;
+import dev.leasehold.app.audit.AuditEntry;
+import dev.leasehold.app.audit.AuditTrail;
 import dev.leasehold.app.config.BuildInfo;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.logging.StartupTrace;
@@ -61,6 +64,7 @@ public final class Daemon {
   private volatile HistoryPruner pruner;
   private volatile NodePublisher publisher;
   private volatile ConfigReload reloader;
+  private volatile AuditTrail audit;
   private boolean reloadAfterStart;
 
   /** A daemon whose reload reads its file again with this process's environment. */
@@ -153,6 +157,18 @@ public final class Daemon {
                 config.node(),
                 clock,
                 () -> Set.copyOf(reload.current().jobNames()));
+        AuditTrail trail = AuditTrail.of(backend, clock);
+        pruner
+            .prunesJournal(backend.journal(), List.of(AuditTrail.STREAM))
+            .onForgotten(
+                job ->
+                    trail.record(
+                        Actor.daemon(config.node()),
+                        AuditEntry.FORGET,
+                        job,
+                        AuditEntry.OK,
+                        "lease record of a job no longer configured forgotten by the history"
+                            + " prune"));
         pruner.start(threads.timer(), threads.workers());
         publisher =
             new NodePublisher(
@@ -165,7 +181,7 @@ public final class Daemon {
           publisher.onRead(new NodeMetrics(metrics.get().registry())::update);
         }
         publisher.start(threads.timer(), threads.workers());
-        startReloads(reload);
+        startReloads(reload, trail);
         log.info(
             "started: {} jobs, store {}, node {} in {} ms",
             jobs.size(),
@@ -204,17 +220,29 @@ public final class Daemon {
         return;
       }
     }
-    reloader.reload();
+    audited(reloader.reload());
   }
 
-  private void startReloads(ConfigReload reload) {
+  /** A reload on SIGHUP in the audit trail: by the daemon's own user, host and node. */
+  private void audited(ConfigReload.Outcome outcome) {
+    String result = outcome instanceof ConfigReload.Applied ? AuditEntry.OK : AuditEntry.REFUSED;
+    audit.record(
+        Actor.signal(prepared.config().node()),
+        AuditEntry.RELOAD,
+        null,
+        result,
+        "SIGHUP: " + ConfigReload.describe(outcome));
+  }
+
+  private void startReloads(ConfigReload reload, AuditTrail trail) {
     boolean pending;
     synchronized (this) {
+      audit = trail;
       reloader = reload;
       pending = reloadAfterStart;
     }
     if (pending) {
-      reload.reload();
+      audited(reload.reload());
     }
   }
 

@@ -63,6 +63,19 @@ public final class ConfigReload {
    */
   public record Refused(int status, String reason) implements Outcome {}
 
+  /** One line of what a reload did, for the audit trail. */
+  public static String describe(Outcome outcome) {
+    if (outcome instanceof Applied a) {
+      return "applied: added "
+          + a.changes().added()
+          + ", removed "
+          + a.changes().removed()
+          + ", changed "
+          + a.changes().changed();
+    }
+    return "refused: " + ((Refused) outcome).reason();
+  }
+
   /** The last refused reload: when, and why (one line, secrets scrubbed). */
   public record Failure(Instant at, String reason) {}
 

@@ -93,6 +93,76 @@ class AdminServerTest {
     return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
+  private static HttpResponse<String> getWith(int port, String path, String token)
+      throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .header("Authorization", "Bearer " + token)
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void everyChangeIsAuditedRefusedOnesTooWithTheKindOfTokenAndTheClient() throws Exception {
+    String admin = "s3cret-admin-token-01";
+    String read = "s3cret-read-token-02";
+    int port =
+        start(
+            "admin:\n  listen: 127.0.0.1:0\n  token: " + admin + "\n  read-token: " + read + "\n");
+
+    assertThat(
+            post(port, "/jobs/daily/pause?reason=why%20" + admin, "Bearer " + admin).statusCode())
+        .isEqualTo(200);
+    assertThat(post(port, "/jobs/daily/resume", "Bearer " + read).statusCode()).isEqualTo(403);
+    assertThat(post(port, "/jobs/nope/pause", "Bearer " + admin).statusCode()).isEqualTo(404);
+    assertThat(post(port, "/jobs/daily/trigger", "Bearer not-" + admin).statusCode())
+        .isEqualTo(401);
+    assertThat(post(port, "/jobs/daily/resume", null).statusCode()).isEqualTo(401);
+    assertThat(post(port, "/jobs/daily/resume?catch_up=true", "Bearer " + admin).statusCode())
+        .isEqualTo(200);
+
+    assertThat(get(port, "/audit").statusCode()).as("a token is configured").isEqualTo(401);
+    HttpResponse<String> bad = getWith(port, "/audit?limit=0", read);
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(bad.body()).startsWith("limit:");
+    HttpResponse<String> answer = getWith(port, "/audit?limit=10", read);
+    assertThat(answer.statusCode()).as(answer.body()).isEqualTo(200);
+    assertThat(answer.body()).doesNotContain(admin).doesNotContain(read);
+    com.fasterxml.jackson.databind.JsonNode rows =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(answer.body());
+    List<String> seen = new ArrayList<>();
+    for (com.fasterxml.jackson.databind.JsonNode row : rows) {
+      assertThat(row.path("via").asText()).isEqualTo("http");
+      assertThat(row.path("client").asText()).isEqualTo("127.0.0.1");
+      assertThat(row.path("node").asText()).isEqualTo("admin-node");
+      seen.add(
+          String.join(
+              " ",
+              row.path("action").asText(),
+              row.path("job").asText(),
+              row.path("result").asText(),
+              row.path("token").asText(),
+              row.path("detail").asText().replaceAll(":.*", "")));
+    }
+    assertThat(seen)
+        .as("newest first")
+        .containsExactly(
+            "resume daily ok admin HTTP 200",
+            "resume daily refused none HTTP 401",
+            "trigger daily refused wrong HTTP 401",
+            "pause nope refused admin HTTP 404",
+            "resume daily refused read HTTP 403",
+            "pause daily ok admin HTTP 200");
+    assertThat(rows.get(0).path("detail").asText()).isEqualTo("HTTP 200: resumed with catch_up");
+    assertThat(rows.get(5).path("detail").asText()).startsWith("HTTP 200: reason: why ");
+    assertThat(rows.get(5).path("by").asText())
+        .isEqualTo("admin token from 127.0.0.1 (http, node admin-node)");
+    assertThat(answer.headers().firstValue("X-Leasehold-Audit-Detail")).isEmpty();
+    HttpResponse<String> page = getWith(port, "/api/audit?limit=2", admin);
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.body()).contains("resumed with catch_up");
+  }
+
   @Test
   void healthIs200WhileTheStoreAnswersAnd503WhenItDoesNot() throws Exception {
     int port = start("admin:\n  listen: 127.0.0.1:0\n");

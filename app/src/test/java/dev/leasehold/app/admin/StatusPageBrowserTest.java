@@ -361,6 +361,22 @@ class StatusPageBrowserTest {
               return false;
             }
           });
+      // the audit trail section: the page's own trigger, pause and resume, as text
+      Poll.until(
+          "the audit trail section lists the resume",
+          LIMIT,
+          () -> {
+            try {
+              return browser.text("#audit tbody").contains("resume");
+            } catch (Exception e) {
+              return false;
+            }
+          });
+      String audit = browser.text("#audit tbody");
+      assertThat(audit)
+          .contains("trigger", "pause", "morning-digest")
+          .contains("admin token from 127.0.0.1 (http, node page-node)")
+          .doesNotContain("page-test-token-0001");
     }
   }
 }

@@ -134,6 +134,21 @@ class SecretSurfacesTest {
                 check("GET " + path, get(port, path, null));
               }
               check("a trigger's answer", post(port, "/jobs/echo-job/trigger", "Bearer " + TOKEN));
+              // the audit trail: a pause whose reason holds the secrets, a wrong token that holds
+              // the token, both recorded, neither value shown
+              String reason =
+                  java.net.URLEncoder.encode(
+                      "pw " + STORE_PASSWORD + " token " + TOKEN + " header " + HEADER,
+                      java.nio.charset.StandardCharsets.UTF_8);
+              check(
+                  "a pause's answer",
+                  post(port, "/jobs/echo-job/pause?reason=" + reason, "Bearer " + TOKEN));
+              check("a resume's answer", post(port, "/jobs/echo-job/resume", "Bearer " + TOKEN));
+              check("a wrong token's answer", get(port, "/audit", "Bearer " + TOKEN + "-and-more"));
+              String audit = get(port, "/audit?limit=50", "Bearer " + TOKEN);
+              assertThat(audit).startsWith("200 ").contains("\"pause\"").contains("\"trigger\"");
+              check("GET /audit", audit);
+              check("GET /api/audit", get(port, "/api/audit?limit=50", "Bearer " + TOKEN));
               check("the page in the browser", page(port));
             });
     assertThat(textLog).contains("denied for");
@@ -154,6 +169,8 @@ class SecretSurfacesTest {
             List.of("history", "--job", "echo-job", "--output"),
             List.of("status"),
             List.of("status", "--json"),
+            List.of("audit"),
+            List.of("audit", "--json"),
             List.of("validate"))) {
       List<String> argv = new ArrayList<>(command);
       argv.addAll(List.of("--config", config.toString()));
@@ -161,6 +178,9 @@ class SecretSurfacesTest {
       check("CLI " + command, result.out() + result.err());
       if (command.get(0).equals("history")) {
         assertThat(result.out()).contains("denied for");
+      }
+      if (command.get(0).equals("audit")) {
+        assertThat(result.out()).contains("pause").contains("reason: pw ***");
       }
     }
     assertThat(leaks).isEmpty();

@@ -3,6 +3,7 @@ package dev.leasehold.core.store;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.HistoryRetention;
 import dev.leasehold.core.lease.Forgetting;
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.schedule.Durations;
@@ -12,10 +13,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -38,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * self-check scratch records left behind, on a store that can forget, in the prune of the first
  * minute of each hour; the job names come from a supplier, so a reload that adds or removes jobs
  * counts from the next pass on.
+ *
+ * <p>Journal streams handed to {@link #prunesJournal} (the audit trail) lose their entries older
+ * than the retention's {@code keep} in the same pass, after the history.
  *
  * <p>It has no thread of its own: a pass is a task on the scheduler's {@link TaskTimer} that hands
  * the prune to the scheduler's workers (the timer never blocks), so the scheduler's claims never
@@ -69,6 +75,9 @@ public final class HistoryPruner implements AutoCloseable {
   private final Clock clock;
   private final LongSupplier nanoTime;
   private final RemovedLeases removed;
+  private Optional<Journal> journal = Optional.empty();
+  private List<String> streams = List.of();
+  private Consumer<String> forgotten = name -> {};
   private boolean failing;
   private TaskTimer timer;
   private Executor workers;
@@ -117,6 +126,25 @@ public final class HistoryPruner implements AutoCloseable {
     this.holder = node;
     this.clock = clock;
     this.nanoTime = nanoTime;
+  }
+
+  /**
+   * Also keeps these streams of the store's journal within the retention's {@code keep}, in every
+   * pass; nothing when {@code journal} is empty. Called before {@link #start}.
+   */
+  public HistoryPruner prunesJournal(Optional<Journal> journal, List<String> streams) {
+    if (this.timer != null) {
+      throw new IllegalStateException("the history pruner is started already");
+    }
+    this.journal = journal;
+    this.streams = List.copyOf(streams);
+    return this;
+  }
+
+  /** Told the name of each removed job whose lease record a pass forgot. Called before start. */
+  public HistoryPruner onForgotten(Consumer<String> listener) {
+    this.forgotten = listener;
+    return this;
   }
 
   /**
@@ -195,6 +223,7 @@ public final class HistoryPruner implements AutoCloseable {
       }
       try {
         int pruned = prune();
+        pruneJournal();
         if (RemovedLeases.due(minute)) {
           forgetRemoved();
         }
@@ -245,14 +274,28 @@ public final class HistoryPruner implements AutoCloseable {
     return total;
   }
 
+  /** The journal's streams past the keep; a failure is logged, the history's count stands. */
+  private void pruneJournal() {
+    for (String stream : streams) {
+      try {
+        int gone = journal.map(j -> j.prune(stream, retention.cutoff(clock.instant()))).orElse(0);
+        if (gone > 0) {
+          log.info("journal prune: {} entries of {} removed", gone, stream);
+        }
+      } catch (RuntimeException e) {
+        log.warn("pruning the journal stream {} failed: {}", stream, e.getMessage());
+      }
+    }
+  }
+
   /** A failure here is logged and the history prune's count still stands. */
   private void forgetRemoved() {
     try {
-      int forgotten = removed.forget(clock.instant());
-      if (forgotten > 0) {
+      int count = removed.forget(clock.instant(), forgotten);
+      if (count > 0) {
         log.info(
             "lease records of {} removed jobs or scratch names forgotten (free for over {})",
-            forgotten,
+            count,
             Durations.human(RemovedLeases.GRACE));
       }
     } catch (RuntimeException e) {

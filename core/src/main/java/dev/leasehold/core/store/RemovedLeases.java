@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -65,6 +66,15 @@ final class RemovedLeases {
    * @return how many records were forgotten
    */
   int forget(Instant now) {
+    return forget(now, name -> {});
+  }
+
+  /**
+   * @param forgottenJob told the name of each removed job whose record was forgotten (not of the
+   *     scratch, notice or other {@code _leasehold.} names)
+   * @return how many records were forgotten
+   */
+  int forget(Instant now, Consumer<String> forgottenJob) {
     if (jobs == null || forgetting == null) {
       return 0;
     }
@@ -85,6 +95,9 @@ final class RemovedLeases {
       }
       if (unused(state, configured, kept, now, before) && forgetting.forget(state.name())) {
         forgotten++;
+        if (!state.name().startsWith("_leasehold.") && !NoticeNames.isNoticeName(state.name())) {
+          forgottenJob.accept(state.name());
+        }
       }
     }
     return forgotten;

@@ -6,6 +6,8 @@ import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.HistoryRetention;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
+import dev.leasehold.core.lease.Journal;
+import dev.leasehold.core.lease.JournalEntry;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.NoticeNames;
@@ -133,7 +135,12 @@ class HistoryPrunerTest {
             time.clock(),
             () -> Set.copyOf(jobs),
             System::nanoTime);
+    List<String> told = new java.util.ArrayList<>();
+    pruner.onForgotten(told::add);
     assertThat(pruner.pruneOnce()).contains(0);
+    assertThat(told)
+        .as("jobs whose records were forgotten, for the audit trail")
+        .containsExactly("gone");
     assertThat(client.list())
         .extracting(LeaseState::name)
         .doesNotContain("gone")
@@ -148,6 +155,7 @@ class HistoryPrunerTest {
     assertThat(pruner.pruneOnce()).contains(0);
     assertThat(client.inspect("removed-later")).isEmpty();
     assertThat(client.inspect("kept")).isPresent();
+    assertThat(told).containsExactly("gone", "removed-later");
 
     // the removed job returns: it runs, with a fence above the one given before
     Lease back = client.claim("gone", time.now(), "n", Duration.ofMinutes(1)).orElseThrow();
@@ -188,6 +196,32 @@ class HistoryPrunerTest {
             NoticeNames.mark("kept"),
             NoticeNames.desk(longJob),
             NoticeNames.mark(longJob));
+  }
+
+  @Test
+  void journalStreamsHandedToItKeepWhatTheHistorysKeepKeeps() {
+    InMemoryLeaseStore client = leases.client();
+    Journal journal = client.backend(history).journal().orElseThrow();
+    journal.append("audit", NOW.minus(Duration.ofDays(2)), "{\"old\":1}");
+    journal.append("audit", NOW.minus(Duration.ofHours(23)), "{\"young\":1}");
+    journal.append("other", NOW.minus(Duration.ofDays(2)), "{\"old\":2}");
+    HistoryPruner pruner =
+        new HistoryPruner(
+                client,
+                Optional.empty(),
+                history,
+                DAY,
+                "a",
+                Clock.fixed(NOW, ZoneOffset.UTC),
+                null,
+                System::nanoTime)
+            .prunesJournal(Optional.of(journal), List.of("audit"));
+
+    assertThat(pruner.pruneOnce()).contains(0);
+    assertThat(journal.recent("audit", 10))
+        .extracting(JournalEntry::body)
+        .containsExactly("{\"young\":1}");
+    assertThat(journal.recent("other", 10)).as("not handed to it").hasSize(1);
   }
 
   @Test

@@ -11,7 +11,8 @@ var SYMBOLS = {
   'paused': '\u23f8'
 };
 
-var SECTIONS = [renderHeader, renderProblems, renderJobs, renderReplicas, renderNodes, renderHistory];
+var SECTIONS = [renderHeader, renderProblems, renderJobs, renderReplicas, renderNodes, renderHistory,
+  renderAudit];
 
 /** An element with optional attributes and children (strings become text nodes). */
 function el(tag, attrs, children) {
@@ -173,6 +174,42 @@ function renderHistory(s) {
     rows = [el('tr', {}, [el('td', {colspan: '9', text: 'No executions match.'})])];
   }
   fill(byId('history').querySelector('tbody'), rows);
+}
+
+// The audit trail needs a token whenever the daemon has one (GET /api/audit: its texts come
+// with control characters already shown as text); its latest entries at every refresh.
+function renderAudit() {
+  var body = byId('audit').querySelector('tbody');
+  function note(text) {
+    fill(body, [el('tr', {}, [el('td', {colspan: '6', text: text})])]);
+  }
+  var headers = withToken({Accept: 'application/json'});
+  if (byId('token').value) { headers.Authorization = 'Bearer ' + byId('token').value; }
+  fetch('/api/audit?limit=10', {headers: headers})
+    .then(function (r) {
+      if (r.status === 401) {
+        tokenAsked = true;
+        byId('token-row').hidden = false;
+        return note('The audit trail needs a token: enter it above.');
+      }
+      if (!r.ok) {
+        return r.text().then(function (t) { note('HTTP ' + r.status + ' ' + t.trim()); });
+      }
+      return r.json().then(function (rows) {
+        if (rows.length === 0) { return note('Nothing recorded yet.'); }
+        fill(body, rows.map(function (a) {
+          return el('tr', {'class': 'a-' + a.result}, [
+            el('td', {text: a.time}),
+            el('td', {text: a.action}),
+            el('td', {text: a.job === null ? '' : a.job}),
+            el('td', {text: a.result}),
+            el('td', {text: a.by}),
+            el('td', {text: a.detail === null ? '' : a.detail})
+          ]);
+        }));
+      });
+    })
+    .catch(function (e) { note('the audit trail did not load: ' + e.message); });
 }
 
 function post(job, action) {
