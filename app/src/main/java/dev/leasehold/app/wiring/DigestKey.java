@@ -2,6 +2,7 @@ package dev.leasehold.app.wiring;
 
 import dev.leasehold.app.config.JobConfig;
 import dev.leasehold.core.lease.Journal;
+import dev.leasehold.core.store.Redaction;
 import dev.leasehold.core.store.StoreBackend;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -10,12 +11,13 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The key of a namespace's {@link JobDigest}: 256 random bits, base64, kept in the store's journal
- * under {@value #NAME} and written once ({@link Journal#putIfAbsent}): the first process of a
- * namespace to ask stores its random key and every later one, on any replica, gets that one, so all
- * replicas of a namespace agree on their digests. The backend the app opens is the namespace's, so
- * each namespace has a key of its own. The key stays in the process: it is never logged, shown or
- * sent anywhere but to the store.
+ * The key of a namespace's {@link JobDigest}: 256 random bits, URL-safe base64, kept in the store's
+ * journal under {@value #NAME} and written once ({@link Journal#putIfAbsent}): the first process of
+ * a namespace to ask stores its random key and every later one, on any replica, gets that one, so
+ * all replicas of a namespace agree on their digests. The backend the app opens is the namespace's,
+ * so each namespace has a key of its own. The key stays in the process: it is never logged, shown
+ * or sent anywhere but to the store, and it is registered with {@link Redaction}, so that a
+ * driver's error that echoed it would print {@code ***}.
  */
 public final class DigestKey {
   /** The journal key the digest key is kept under (mapped into the namespace like any name). */
@@ -49,9 +51,14 @@ public final class DigestKey {
   static byte[] fetch(Journal journal) {
     byte[] mine = new byte[BYTES];
     RANDOM.nextBytes(mine);
-    String stored = journal.putIfAbsent(NAME, Base64.getEncoder().encodeToString(mine));
+    // URL-safe, unpadded: no character Redaction splits a secret at
+    String proposed = Base64.getUrlEncoder().withoutPadding().encodeToString(mine);
+    // scrubbed from everything Leasehold prints, should a driver's error ever echo it
+    Redaction.register(proposed);
+    String stored = journal.putIfAbsent(NAME, proposed);
+    Redaction.register(stored);
     try {
-      byte[] key = Base64.getDecoder().decode(stored);
+      byte[] key = Base64.getUrlDecoder().decode(stored);
       if (key.length >= 16) {
         return key;
       }

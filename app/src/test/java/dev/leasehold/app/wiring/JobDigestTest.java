@@ -115,8 +115,11 @@ class JobDigestTest {
 
     String stored =
         first.journal().orElseThrow().putIfAbsent(DigestKey.NAME, "not the key anyone reads");
-    assertThat(java.util.Base64.getDecoder().decode(stored)).hasSize(32);
+    assertThat(java.util.Base64.getUrlDecoder().decode(stored)).hasSize(32);
     assertThat(daemon).doesNotContain(stored);
+    assertThat(dev.leasehold.core.store.Redaction.scrub("key " + stored))
+        .as("printed nowhere, even in a driver's error")
+        .isEqualTo("key ***");
     assertThat(DigestKey.of(first).get()).hasValueSatisfying(k -> assertThat(k).hasSize(32));
   }
 
