@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.app.config.JobAction;
 import dev.leasehold.app.config.JobConfig;
+import dev.leasehold.core.schedule.Exclusion;
 import dev.leasehold.core.schedule.Schedule;
 import java.net.URI;
 import java.time.Duration;
@@ -65,6 +66,29 @@ class JobDigestTest {
                 List.of(
                     http("a", Map.of("A", "1")), cron("b", "0 2 * * *"), cron("c", "* * * * *"))))
         .isNotEqualTo(base);
+  }
+
+  @Test
+  void aChangedExclusionWindowChangesTheDigestThoughTheirCountStays() {
+    JobConfig christmas = excluding("2026-12-25");
+    assertThat(JobDigest.of(List.of(christmas)))
+        .isEqualTo(JobDigest.of(List.of(excluding("2026-12-25"))))
+        .isNotEqualTo(JobDigest.of(List.of(excluding("2026-12-26"))));
+  }
+
+  private static JobConfig excluding(String date) {
+    return new JobConfig(
+        "a",
+        Schedule.windowed(
+            Schedule.every(Duration.ofMinutes(5), Duration.ZERO),
+            null,
+            null,
+            List.of(new Exclusion.Dates(List.of(date), ZoneOffset.UTC))),
+        Duration.ofSeconds(30),
+        null,
+        null,
+        null,
+        new JobAction.JavaClass("x.Y"));
   }
 
   @Test
