@@ -92,6 +92,53 @@ final class GroupJitterScenario {
     }
   }
 
+  /**
+   * A job every 1 s bounded by {@code start} and {@code end} with one {@code exclude} window {@code
+   * [from, to)} inside, all absolute instants written into the file: the daemons must have started
+   * before {@code start}.
+   */
+  record Windowed(Path ledger, Instant start, Instant from, Instant to, Instant end, String yaml) {}
+
+  /** The windowed job, its bounds {@code lead} and more after now (whole seconds). */
+  static Windowed windowed(Path dir, Duration lead) {
+    Path ledger = dir.resolve("windowed-ledger");
+    Instant start = Instant.now().plus(lead).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    Instant from = start.plusSeconds(6);
+    Instant to = from.plusSeconds(8);
+    Instant end = to.plusSeconds(8);
+    String schedule =
+        "every: 1s\nstart: \""
+            + start
+            + "\"\nend: \""
+            + end
+            + "\"\nexclude:\n  - {from: \""
+            + from
+            + "\", to: \""
+            + to
+            + "\"}";
+    return new Windowed(
+        ledger, start, from, to, end, Configs.ledgerJob("windowed", schedule, ledger));
+  }
+
+  /**
+   * The windowed job ran each firing of {@code [start, from)} and {@code [to, end]} once, and none
+   * before start, inside the window or after end. The daemons ran until after {@code end}.
+   */
+  static void judge(Windowed w) {
+    List<Instant> fires =
+        Ledger.read(w.ledger()).runs().stream().map(Ledger.Entry::fire).sorted().toList();
+    assertThat(fires).as("each windowed firing ran once").doesNotHaveDuplicates();
+    List<Instant> expected = new ArrayList<>();
+    for (Instant f = w.start(); !f.isAfter(w.end()); f = f.plusSeconds(1)) {
+      if (f.isBefore(w.from()) || !f.isBefore(w.to())) {
+        expected.add(f);
+      }
+    }
+    assertThat(fires)
+        .as("firings from start to end (inclusive) but those in [%s, %s)", w.from(), w.to())
+        .containsExactlyElementsOf(expected);
+  }
+
   /** A job of group backups, every 5 s, that writes start and end lines around 1.5 s of work. */
   private static String groupJob(String name, Path ledger) {
     String line = name + " $LEASEHOLD_FIRE_TIME $LEASEHOLD_NODE $$ $(date +%s%N)";
