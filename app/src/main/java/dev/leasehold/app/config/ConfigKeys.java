@@ -622,6 +622,19 @@ final class ConfigKeys {
           "the top-level retry",
           "This job's retry; keys it leaves out come from the top-level retry.");
 
+  static final Key<String> JOB_OVERLAP =
+      Key.choice(
+          "overlap",
+          List.of("skip", "buffer-one"),
+          "skip",
+          "A firing due while the job runs anywhere: skip (not run), or buffer-one (the first"
+              + " one waits and starts when the run ends, within its misfire-grace; later ones"
+              + " are skipped).",
+          v ->
+              v.equals("replace") || v.equals("allow")
+                  ? v + " is not available in this version; expected skip or buffer-one"
+                  : "expected skip or buffer-one, got '" + v + "'");
+
   static final Key<String> JOB_START =
       Key.of(
           "start",
@@ -662,6 +675,7 @@ final class ConfigKeys {
           MISFIRE_GRACE,
           JOB_GROUP,
           JOB_JITTER,
+          JOB_OVERLAP,
           JOB_START,
           JOB_END,
           JOB_EXCLUDE,

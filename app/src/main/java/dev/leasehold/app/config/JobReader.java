@@ -5,6 +5,7 @@ import dev.leasehold.core.job.Job;
 import dev.leasehold.core.lease.LeaseNames;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.schedule.Schedule;
+import dev.leasehold.core.scheduler.Overlap;
 import dev.leasehold.core.scheduler.RetryPolicy;
 import dev.leasehold.core.store.Redaction;
 import java.lang.reflect.Modifier;
@@ -112,6 +113,7 @@ final class JobReader {
             });
     Optional<Optional<Duration>> jitter = errors.read(() -> s.get(ConfigKeys.JOB_JITTER));
     Optional<Optional<String>> group = errors.read(() -> group(s));
+    Optional<String> overlap = errors.read(() -> s.value(ConfigKeys.JOB_OVERLAP));
     Optional<JobAction> action = errors.read(() -> action(s, timeout.flatMap(t -> t).orElse(null)));
     Optional<Schedule> windowed = Optional.empty();
     if (schedule.isPresent() && name.isPresent() && jitter.isPresent()) {
@@ -138,7 +140,8 @@ final class JobReader {
         notify.orElseThrow().orElse(null),
         jitter.orElseThrow().orElse(null),
         group.orElseThrow().orElse(null),
-        retry.orElseThrow());
+        retry.orElseThrow(),
+        Overlap.valueOf(overlap.orElseThrow().toUpperCase(Locale.ROOT).replace('-', '_')));
   }
 
   private static String name(Section s) throws ConfigException {
