@@ -139,6 +139,58 @@ final class GroupJitterScenario {
         .containsExactlyElementsOf(expected);
   }
 
+  /**
+   * A job every 5 s with {@code overlap: buffer-one} whose firings at a multiple of 15 s run 7 s
+   * (past the next firing) and the others 1 s; it writes start and end lines as the grouped jobs.
+   */
+  static String bufferedJob(Path ledger) {
+    String line = "buffered $LEASEHOLD_FIRE_TIME $LEASEHOLD_NODE $$ $(date +%s%N)";
+    String script =
+        "echo \"gstart "
+            + line
+            + "\" >> \""
+            + ledger
+            + "\"; s=$(date -d \"$LEASEHOLD_FIRE_TIME\" +%s);"
+            + " if [ $((s % 15)) -eq 0 ]; then sleep 7; else sleep 1; fi; echo \"gend "
+            + line
+            + "\" >> \""
+            + ledger
+            + "\"";
+    return "name: buffered\nevery: 5s\noverlap: buffer-one\n" + Configs.shell(script);
+  }
+
+  /**
+   * The buffered job's runs never overlapped, each firing ran once, and each firing due during a
+   * long run (at 5 s past a multiple of 15 s) started within 1.5 s of that run's end.
+   */
+  static void judgeBuffered(Path ledger, Instant stopping) {
+    List<Span> byStart =
+        spans(ledger, stopping).stream().sorted(Comparator.comparingLong(Span::start)).toList();
+    Set<String> firings = new HashSet<>();
+    int waited = 0;
+    for (int i = 0; i < byStart.size(); i++) {
+      Span span = byStart.get(i);
+      assertThat(firings.add(span.fire())).as("%s ran once", span).isTrue();
+      if (i == 0) {
+        continue;
+      }
+      Span before = byStart.get(i - 1);
+      assertThat(span.start())
+          .as("%s starts after %s ended", span, before)
+          .isGreaterThanOrEqualTo(before.end());
+      long fire = Instant.parse(span.fire()).getEpochSecond();
+      if (fire % 15 == 5 && Instant.parse(before.fire()).getEpochSecond() == fire - 5) {
+        waited++;
+        assertThat(span.start() - before.end())
+            .as("%s waited for %s and started within 1.5 s of its end", span, before)
+            .isLessThan(1_500_000_000L);
+      }
+    }
+    assertThat(waited)
+        .as("firings that waited behind a long run: %s", byStart)
+        .isGreaterThanOrEqualTo(2);
+  }
+
   /** A job of group backups, every 5 s, that writes start and end lines around 1.5 s of work. */
   private static String groupJob(String name, Path ledger) {
     String line = name + " $LEASEHOLD_FIRE_TIME $LEASEHOLD_NODE $$ $(date +%s%N)";

@@ -73,7 +73,11 @@ final class HistoryScenarios {
     // and a job bounded by start and end with an exclude window, starting once the daemons run
     GroupJitterScenario.Windowed windowed =
         GroupJitterScenario.windowed(box.dir(), Duration.ofSeconds(40));
-    List<String> jobs = new ArrayList<>(List.of(job, failing, windowed.yaml()));
+    // and a buffer-one job whose long runs outlast the next firing
+    Path buffered = box.dir().resolve("buffered-ledger");
+    List<String> jobs =
+        new ArrayList<>(
+            List.of(job, failing, windowed.yaml(), GroupJitterScenario.bufferedJob(buffered)));
     jobs.addAll(grouped.yaml());
     List<Path> configs =
         List.of(
@@ -123,6 +127,7 @@ final class HistoryScenarios {
     Map<String, String> checkins = outcomes(box, configA, "checkin");
     GroupJitterScenario.judge(grouped, stopping);
     GroupJitterScenario.judge(windowed);
+    GroupJitterScenario.judgeBuffered(buffered, stopping);
 
     Scenarios.judge(LedgerChecker.every(Duration.ofSeconds(1)).window(from, to), ledger);
     assertThat(said.lines().filter(l -> l.startsWith("  | tick ")).count())
