@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.leasehold.core.schedule.Schedule;
 import dev.leasehold.core.schedule.WindowedSchedule;
+import dev.leasehold.core.scheduler.Overlap;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -110,9 +111,18 @@ class ExclusionConfigTest {
   }
 
   @Test
-  void aJobWithoutWindowsKeepsItsPlainSchedule() throws Exception {
+  void aJobWithoutWindowsKeepsItsPlainScheduleAndSkipsOverlaps() throws Exception {
     DaemonConfig c = load("jobs:\n  - name: a\n    every: 1m\n    command: [\"true\"]\n");
     assertThat(c.job("a").orElseThrow().schedule()).isNotInstanceOf(WindowedSchedule.class);
+    assertThat(c.job("a").orElseThrow().overlap()).isEqualTo(Overlap.SKIP);
+  }
+
+  @Test
+  void bufferOneIsReadInAnyCase() throws Exception {
+    DaemonConfig c =
+        load(
+            "jobs:\n  - name: a\n    every: 1m\n    overlap: Buffer-One\n    command: [\"true\"]\n");
+    assertThat(c.job("a").orElseThrow().overlap()).isEqualTo(Overlap.BUFFER_ONE);
   }
 
   @Test
