@@ -92,6 +92,105 @@ final class GroupJitterScenario {
     }
   }
 
+  /**
+   * A job every 1 s bounded by {@code start} and {@code end} with one {@code exclude} window {@code
+   * [from, to)} inside, all absolute instants written into the file: the daemons must have started
+   * before {@code start}.
+   */
+  record Windowed(Path ledger, Instant start, Instant from, Instant to, Instant end, String yaml) {}
+
+  /** The windowed job, its bounds {@code lead} and more after now (whole seconds). */
+  static Windowed windowed(Path dir, Duration lead) {
+    Path ledger = dir.resolve("windowed-ledger");
+    Instant start = Instant.now().plus(lead).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    Instant from = start.plusSeconds(6);
+    Instant to = from.plusSeconds(8);
+    Instant end = to.plusSeconds(8);
+    String schedule =
+        "every: 1s\nstart: \""
+            + start
+            + "\"\nend: \""
+            + end
+            + "\"\nexclude:\n  - {from: \""
+            + from
+            + "\", to: \""
+            + to
+            + "\"}";
+    return new Windowed(
+        ledger, start, from, to, end, Configs.ledgerJob("windowed", schedule, ledger));
+  }
+
+  /**
+   * The windowed job ran each firing of {@code [start, from)} and {@code [to, end]} once, and none
+   * before start, inside the window or after end. The daemons ran until after {@code end}.
+   */
+  static void judge(Windowed w) {
+    List<Instant> fires =
+        Ledger.read(w.ledger()).runs().stream().map(Ledger.Entry::fire).sorted().toList();
+    assertThat(fires).as("each windowed firing ran once").doesNotHaveDuplicates();
+    List<Instant> expected = new ArrayList<>();
+    for (Instant f = w.start(); !f.isAfter(w.end()); f = f.plusSeconds(1)) {
+      if (f.isBefore(w.from()) || !f.isBefore(w.to())) {
+        expected.add(f);
+      }
+    }
+    assertThat(fires)
+        .as("firings from start to end (inclusive) but those in [%s, %s)", w.from(), w.to())
+        .containsExactlyElementsOf(expected);
+  }
+
+  /**
+   * A job every 5 s with {@code overlap: buffer-one} whose firings at a multiple of 15 s run 7 s
+   * (past the next firing) and the others 1 s; it writes start and end lines as the grouped jobs.
+   */
+  static String bufferedJob(Path ledger) {
+    String line = "buffered $LEASEHOLD_FIRE_TIME $LEASEHOLD_NODE $$ $(date +%s%N)";
+    String script =
+        "echo \"gstart "
+            + line
+            + "\" >> \""
+            + ledger
+            + "\"; s=$(date -d \"$LEASEHOLD_FIRE_TIME\" +%s);"
+            + " if [ $((s % 15)) -eq 0 ]; then sleep 7; else sleep 1; fi; echo \"gend "
+            + line
+            + "\" >> \""
+            + ledger
+            + "\"";
+    return "name: buffered\nevery: 5s\noverlap: buffer-one\n" + Configs.shell(script);
+  }
+
+  /**
+   * The buffered job's runs never overlapped, each firing ran once, and each firing due during a
+   * long run (at 5 s past a multiple of 15 s) started within 1.5 s of that run's end.
+   */
+  static void judgeBuffered(Path ledger, Instant stopping) {
+    List<Span> byStart =
+        spans(ledger, stopping).stream().sorted(Comparator.comparingLong(Span::start)).toList();
+    Set<String> firings = new HashSet<>();
+    int waited = 0;
+    for (int i = 0; i < byStart.size(); i++) {
+      Span span = byStart.get(i);
+      assertThat(firings.add(span.fire())).as("%s ran once", span).isTrue();
+      if (i == 0) {
+        continue;
+      }
+      Span before = byStart.get(i - 1);
+      assertThat(span.start())
+          .as("%s starts after %s ended", span, before)
+          .isGreaterThanOrEqualTo(before.end());
+      long fire = Instant.parse(span.fire()).getEpochSecond();
+      if (fire % 15 == 5 && Instant.parse(before.fire()).getEpochSecond() == fire - 5) {
+        waited++;
+        assertThat(span.start() - before.end())
+            .as("%s waited for %s and started within 1.5 s of its end", span, before)
+            .isLessThan(1_500_000_000L);
+      }
+    }
+    assertThat(waited)
+        .as("firings that waited behind a long run: %s", byStart)
+        .isGreaterThanOrEqualTo(2);
+  }
+
   /** A job of group backups, every 5 s, that writes start and end lines around 1.5 s of work. */
   private static String groupJob(String name, Path ledger) {
     String line = name + " $LEASEHOLD_FIRE_TIME $LEASEHOLD_NODE $$ $(date +%s%N)";

@@ -70,7 +70,14 @@ final class HistoryScenarios {
     String yaml = store.yaml() + "history:\n  keep: 30d\n  max-per-job: " + MAX_PER_JOB + "\n";
     // the group and jitter scenario shares these daemons and this store
     GroupJitterScenario.Jobs grouped = GroupJitterScenario.jobs(box.dir());
-    List<String> jobs = new ArrayList<>(List.of(job, failing));
+    // and a job bounded by start and end with an exclude window, starting once the daemons run
+    GroupJitterScenario.Windowed windowed =
+        GroupJitterScenario.windowed(box.dir(), Duration.ofSeconds(40));
+    // and a buffer-one job whose long runs outlast the next firing
+    Path buffered = box.dir().resolve("buffered-ledger");
+    List<String> jobs =
+        new ArrayList<>(
+            List.of(job, failing, windowed.yaml(), GroupJitterScenario.bufferedJob(buffered)));
     jobs.addAll(grouped.yaml());
     List<Path> configs =
         List.of(
@@ -84,6 +91,9 @@ final class HistoryScenarios {
             Daemon.start(box, "bb-b", configs.get(1), 0),
             Daemon.start(box, "bb-c", configs.get(2), 0));
     daemons.forEach(Daemon::awaitStarted);
+    assertThat(Instant.now())
+        .as("the daemons run before the windowed job starts")
+        .isBefore(windowed.start());
     Instant from = Scenarios.settled();
     // seeded once the daemons run: a later minute's prune removes the rows while claims go on
     Scenarios.sleep(Duration.between(Instant.now(), from));
@@ -110,10 +120,14 @@ final class HistoryScenarios {
             "3",
             "--output");
     Scenarios.sleep(Duration.ofSeconds(3)); // the grouped runs in flight write their end lines
+    // the windowed job's last firing (at its end) has run
+    Scenarios.sleep(Duration.between(Instant.now(), windowed.end().plusSeconds(3)));
     Instant stopping = Instant.now();
     Scenarios.stopAll(daemons);
     Map<String, String> checkins = outcomes(box, configA, "checkin");
     GroupJitterScenario.judge(grouped, stopping);
+    GroupJitterScenario.judge(windowed);
+    GroupJitterScenario.judgeBuffered(buffered, stopping);
 
     Scenarios.judge(LedgerChecker.every(Duration.ofSeconds(1)).window(from, to), ledger);
     assertThat(said.lines().filter(l -> l.startsWith("  | tick ")).count())

@@ -6,8 +6,10 @@ import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.parser.CronParser;
 import dev.leasehold.core.schedule.CronSchedule;
 import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.schedule.Exclusion;
 import dev.leasehold.core.schedule.JitteredSchedule;
 import dev.leasehold.core.schedule.Schedule;
+import dev.leasehold.core.schedule.WindowedSchedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
@@ -25,6 +27,19 @@ final class ScheduleWords {
 
   /** E.g. {@code at 06:30 (cron "30 6 * * *")}; the expression stays, words are a reading aid. */
   static String describe(Schedule schedule) {
+    if (schedule instanceof WindowedSchedule windowed) {
+      StringBuilder words = new StringBuilder(describe(windowed.base()));
+      if (windowed.start() != null) {
+        words.append(", from ").append(windowed.start());
+      }
+      if (windowed.end() != null) {
+        words.append(", until ").append(windowed.end());
+      }
+      for (Exclusion exclusion : windowed.exclusions()) {
+        words.append(", except ").append(exclusion.describe());
+      }
+      return words.toString();
+    }
     if (schedule instanceof JitteredSchedule jittered) {
       return describe(jittered.base()) + ", jitter " + Durations.format(jittered.bound());
     }
@@ -40,9 +55,10 @@ final class ScheduleWords {
     return schedule.describe();
   }
 
-  /** The schedule under any jitter. */
+  /** The schedule under any windows and jitter. */
   static Schedule base(Schedule schedule) {
-    return schedule instanceof JitteredSchedule jittered ? jittered.base() : schedule;
+    Schedule s = schedule instanceof WindowedSchedule windowed ? windowed.base() : schedule;
+    return s instanceof JitteredSchedule jittered ? jittered.base() : s;
   }
 
   /**

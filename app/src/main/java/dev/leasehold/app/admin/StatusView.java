@@ -170,6 +170,7 @@ final class StatusView {
       row.put("schedule", ScheduleWords.describe(job.schedule()));
       row.put("zone", zone.equals(ZoneOffset.UTC) ? "UTC" : zone.getId());
       row.put("next", job.schedule().nextAfter(now).map(next -> time(next, zone)).orElse(null));
+      row.put("overlap", job.overlap().label());
       row.put("holder", lease == null ? "never leased" : lease.currentHolder().orElse("free"));
       row.put(
           "lease_until",

@@ -401,6 +401,15 @@ final class ConfigKeys {
           "attempts " + ATTEMPTS.defaultText() + " (no retry)",
           "Default retry of every job: how often a failed or timed-out run is run again.");
 
+  static final Key<String> TOP_CALENDARS =
+      Key.of(
+          "calendars",
+          Kind.SECTION_MAP,
+          "none",
+          "Named lists of exclusion windows (the items of a job's exclude, plus {ics: path}),"
+              + " e.g. holidays: [{ics: /etc/leasehold/holidays.ics}], which a job's exclude"
+              + " names.");
+
   static final Key<String> TOP_JOBS =
       Key.of("jobs", Kind.SECTION_LIST, null, "The jobs, at least one.");
 
@@ -417,6 +426,7 @@ final class ConfigKeys {
           TOP_NOTIFY,
           TOP_GROUPS,
           TOP_RETRY,
+          TOP_CALENDARS,
           TOP_JOBS);
 
   static final List<Key<?>> GROUP = List.of(MAX_CONCURRENT);
@@ -612,6 +622,39 @@ final class ConfigKeys {
           "the top-level retry",
           "This job's retry; keys it leaves out come from the top-level retry.");
 
+  static final Key<String> JOB_OVERLAP =
+      Key.choice(
+          "overlap",
+          List.of("skip", "buffer-one"),
+          "skip",
+          "A firing due while the job runs anywhere: skip (not run), or buffer-one (the first"
+              + " one waits and starts when the run ends, within its misfire-grace; later ones"
+              + " are skipped).",
+          v ->
+              v.equals("replace") || v.equals("allow")
+                  ? v + " is not available in this version; expected skip or buffer-one"
+                  : "expected skip or buffer-one, got '" + v + "'");
+
+  static final Key<String> JOB_START =
+      Key.of(
+          "start",
+          Kind.TEXT,
+          "none",
+          "No firing before this instant (inclusive), e.g. 2026-12-01T00:00:00+01:00, or without"
+              + " offset in the job's zone.");
+
+  static final Key<String> JOB_END =
+      Key.of(
+          "end", Kind.TEXT, "none", "No firing after this instant (inclusive); written as start.");
+
+  static final Key<String> JOB_EXCLUDE =
+      Key.of(
+          "exclude",
+          Kind.SECTION_LIST,
+          "none",
+          "Windows in which firings do not run and are not missed: {from, to}, {dates},"
+              + " {cron, for}, or the name of a calendar under the top-level calendars.");
+
   static final List<Key<?>> JOB =
       List.of(
           JOB_NAME,
@@ -632,6 +675,10 @@ final class ConfigKeys {
           MISFIRE_GRACE,
           JOB_GROUP,
           JOB_JITTER,
+          JOB_OVERLAP,
+          JOB_START,
+          JOB_END,
+          JOB_EXCLUDE,
           JOB_NOTIFY,
           JOB_RETRY);
 
@@ -645,6 +692,50 @@ final class ConfigKeys {
   static final List<Key<?>> COMMAND_ONLY = List.of(JOB_ENV, JOB_WORKDIR, KILL_GRACE);
 
   static final List<Key<?>> RETRY = List.of(ATTEMPTS, BACKOFF, MAX_BACKOFF);
+
+  // an exclusion window: an item of a job's exclude or of a calendar
+
+  static final Key<String> EXCLUDE_FROM =
+      Key.of(
+          "from",
+          Kind.TEXT,
+          null,
+          "With to: the window [from, to), instants such as 2026-12-24T18:00:00+01:00, or without"
+              + " offset in the job's zone.");
+
+  static final Key<String> EXCLUDE_TO =
+      Key.of("to", Kind.TEXT, null, "With from: the end of the window (not in it).");
+
+  static final Key<String> EXCLUDE_DATES =
+      Key.of(
+          "dates",
+          Kind.TEXT_LIST,
+          null,
+          "Whole days in the job's zone: 2026-12-25, or *-01-01 for every year.");
+
+  static final Key<String> EXCLUDE_CRON =
+      Key.of(
+          "cron",
+          Kind.TEXT,
+          null,
+          "With for: a window starts at each firing of this cron, in the job's zone.");
+
+  static final Key<Duration> EXCLUDE_FOR =
+      Key.positiveDuration("for", null, "With cron: how long each window lasts.");
+
+  static final Key<String> EXCLUDE_ICS =
+      Key.of(
+          "ics",
+          Kind.TEXT,
+          null,
+          "In a calendar only: an iCalendar file whose all-day and timed events are windows.");
+
+  static final List<Key<?>> EXCLUSION =
+      List.of(EXCLUDE_FROM, EXCLUDE_TO, EXCLUDE_DATES, EXCLUDE_CRON, EXCLUDE_FOR, EXCLUDE_ICS);
+
+  /** An exclusion item gives exactly one of these (from with to, cron with for). */
+  static final List<Key<?>> EXCLUSION_FORMS =
+      List.of(EXCLUDE_FROM, EXCLUDE_DATES, EXCLUDE_CRON, EXCLUDE_ICS);
 
   // notify
 

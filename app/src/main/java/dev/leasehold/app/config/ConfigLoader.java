@@ -21,6 +21,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -59,74 +61,130 @@ public final class ConfigLoader {
   public DaemonConfig load(Path file) throws ConfigException {
     String name = file.toString();
     Section root = Section.root(name, parse(name, read(file)), new Placeholders(env));
-    root.allow(ConfigKeys.TOP);
+    ConfigErrors errors = new ConfigErrors();
+    errors.collect(() -> root.allow(ConfigKeys.TOP));
 
     // blank means "not set", so ${NODE:-} falls back to the default node id
-    String node = root.text(ConfigKeys.NODE).filter(n -> !n.isBlank()).orElse(defaultNode);
+    String node =
+        errors
+            .read(() -> root.text(ConfigKeys.NODE))
+            .flatMap(n -> n)
+            .filter(n -> !n.isBlank())
+            .orElse(defaultNode);
     if (node.isBlank() || node.length() > 200) {
-      throw root.error(ConfigKeys.NODE, "must be 1 to 200 characters");
+      errors.add(root.error(ConfigKeys.NODE, "must be 1 to 200 characters"));
     }
     // blank means "not set", as for node
-    String namespace = root.text(ConfigKeys.NAMESPACE).filter(n -> !n.isBlank()).orElse(null);
+    String namespace =
+        errors
+            .read(() -> root.text(ConfigKeys.NAMESPACE))
+            .flatMap(n -> n)
+            .filter(n -> !n.isBlank())
+            .orElse(null);
     if (namespace != null && Namespace.problem(namespace) != null) {
-      throw root.error(ConfigKeys.NAMESPACE, Namespace.problem(namespace));
+      errors.add(root.error(ConfigKeys.NAMESPACE, Namespace.problem(namespace)));
+      namespace = null;
     }
-    if (node.length() > Namespace.of(namespace).maxNodeLength()) {
-      throw root.error(
-          ConfigKeys.NODE,
-          "must be at most "
-              + Namespace.of(namespace).maxNodeLength()
-              + " characters in namespace '"
-              + namespace
-              + "'");
+    if (node.length() <= 200 && node.length() > Namespace.of(namespace).maxNodeLength()) {
+      errors.add(
+          root.error(
+              ConfigKeys.NODE,
+              "must be at most "
+                  + Namespace.of(namespace).maxNodeLength()
+                  + " characters in namespace '"
+                  + namespace
+                  + "'"));
     }
-    ZoneId zone = root.value(ConfigKeys.ZONE);
-    Duration shutdownGrace = root.value(ConfigKeys.SHUTDOWN_GRACE);
+    ZoneId zone = errors.read(() -> root.value(ConfigKeys.ZONE)).orElse(ZoneOffset.UTC);
+    Duration shutdownGrace =
+        errors
+            .read(() -> root.value(ConfigKeys.SHUTDOWN_GRACE))
+            .orElse(ConfigKeys.SHUTDOWN_GRACE.defaultValue());
 
-    Section lease = root.section(ConfigKeys.TOP_LEASE).orElse(null);
-    Duration ttl = ConfigKeys.TTL.defaultValue();
-    Duration renewEvery = ConfigKeys.RENEW_EVERY.defaultValue();
-    if (lease != null) {
-      lease.allow(ConfigKeys.LEASE);
-      ttl = lease.value(ConfigKeys.TTL);
-      renewEvery = lease.value(ConfigKeys.RENEW_EVERY);
-      if (renewEvery != null && renewEvery.compareTo(ttl) >= 0) {
-        throw lease.error(ConfigKeys.RENEW_EVERY, "must be less than the ttl " + ttl(ttl));
-      }
-    }
+    Duration[] lease = {ConfigKeys.TTL.defaultValue(), ConfigKeys.RENEW_EVERY.defaultValue()};
+    errors.collect(() -> lease(root, lease));
+    Duration ttl = lease[0];
+    Duration renewEvery = lease[1];
 
-    Optional<Section> notifySection = root.section(ConfigKeys.TOP_NOTIFY);
-    NotifyConfig notify = notifySection.isPresent() ? JobReader.notify(notifySection.get()) : null;
-    Optional<Section> retrySection = root.section(ConfigKeys.TOP_RETRY);
+    NotifyConfig notify =
+        errors
+            .read(
+                () -> {
+                  Optional<Section> section = root.section(ConfigKeys.TOP_NOTIFY);
+                  return section.isPresent() ? JobReader.notify(section.get()) : null;
+                })
+            .orElse(null);
     RetryPolicy retry =
-        retrySection.isPresent()
-            ? JobReader.retry(retrySection.get(), RetryPolicy.NONE)
-            : RetryPolicy.NONE;
-    JobReader jobs = new JobReader(zone, ttl, renewEvery, notify, retry);
-    List<Section> jobSections = root.sections(ConfigKeys.TOP_JOBS);
-    if (jobSections.isEmpty()) {
-      throw root.error(ConfigKeys.TOP_JOBS, "at least one job is required");
+        errors
+            .read(
+                () -> {
+                  Optional<Section> section = root.section(ConfigKeys.TOP_RETRY);
+                  return section.isPresent()
+                      ? JobReader.retry(section.get(), RetryPolicy.NONE)
+                      : RetryPolicy.NONE;
+                })
+            .orElse(RetryPolicy.NONE);
+    ExclusionReader calendars =
+        errors
+            .read(() -> ExclusionReader.calendars(root, errors))
+            .orElseGet(() -> ExclusionReader.none());
+    JobReader jobs = new JobReader(zone, ttl, renewEvery, notify, retry, calendars);
+    List<Section> jobSections = errors.read(() -> root.sections(ConfigKeys.TOP_JOBS)).orElse(null);
+    List<JobConfig> jobList = new ArrayList<>();
+    List<Section> readSections = new ArrayList<>();
+    if (jobSections != null && jobSections.isEmpty()) {
+      errors.add(root.error(ConfigKeys.TOP_JOBS, "at least one job is required"));
+    } else if (jobSections != null) {
+      jobs.readAll(jobSections, jobList, readSections, errors);
     }
-    List<JobConfig> jobList = jobs.readAll(jobSections);
-    Map<String, Integer> groups = GroupReader.read(root, jobSections, jobList);
+    Map<String, Integer> groups =
+        errors.read(() -> GroupReader.read(root, readSections, jobList)).orElse(Map.of());
     Namespace scope = Namespace.of(namespace);
     for (int i = 0; i < jobList.size(); i++) {
       String jobName = jobList.get(i).name();
       if (jobName.length() > scope.maxNameLength()) {
-        throw jobSections
-            .get(i)
-            .error(
-                ConfigKeys.JOB_NAME,
-                "invalid job name '" + jobName + "': " + scope.nameProblem(jobName));
+        errors.add(
+            readSections
+                .get(i)
+                .error(
+                    ConfigKeys.JOB_NAME,
+                    "invalid job name '" + jobName + "': " + scope.nameProblem(jobName)));
       }
     }
 
-    StoreSettings store = store(root, jobList);
-    HistoryRetention history = history(root);
-    AdminConfig admin = admin(root);
-    LogConfig log = log(root);
+    Optional<StoreSettings> store = errors.read(() -> store(root, jobList));
+    Optional<HistoryRetention> history = errors.read(() -> history(root));
+    Optional<AdminConfig> admin =
+        errors.read(() -> Optional.ofNullable(admin(root))).flatMap(a -> a);
+    Optional<LogConfig> log = errors.read(() -> log(root));
+    errors.throwIfAny();
     return new DaemonConfig(
-        name, node, namespace, shutdownGrace, store, history, admin, log, jobList, groups);
+        name,
+        node,
+        namespace,
+        shutdownGrace,
+        store.orElseThrow(),
+        history.orElseThrow(),
+        admin.orElse(null),
+        log.orElseThrow(),
+        jobList,
+        groups);
+  }
+
+  /** The {@code lease} section into {@code lease} (ttl, renew-every), when there is one. */
+  private static void lease(Section root, Duration[] lease) throws ConfigException {
+    Section section = root.section(ConfigKeys.TOP_LEASE).orElse(null);
+    if (section == null) {
+      return;
+    }
+    section.allow(ConfigKeys.LEASE);
+    Duration ttl = section.value(ConfigKeys.TTL);
+    Duration renewEvery = section.value(ConfigKeys.RENEW_EVERY);
+    if (renewEvery != null && renewEvery.compareTo(ttl) >= 0) {
+      throw section.error(ConfigKeys.RENEW_EVERY, "must be less than the ttl " + ttl(ttl));
+    }
+    lease[0] = ttl;
+    lease[1] = renewEvery;
   }
 
   private static String read(Path file) throws ConfigException {

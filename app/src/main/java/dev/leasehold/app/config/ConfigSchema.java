@@ -67,6 +67,15 @@ public final class ConfigSchema {
     notify(property(jobProps, ConfigKeys.JOB_NOTIFY));
     section(property(jobProps, ConfigKeys.JOB_RETRY), ConfigKeys.RETRY);
     property(props, ConfigKeys.TOP_JOBS).put("minItems", 1);
+    // an exclude item: a calendar's name or a window; a calendar: a list of windows
+    ArrayNode item =
+        ((ObjectNode) property(jobProps, ConfigKeys.JOB_EXCLUDE).get("items")).putArray("anyOf");
+    item.addObject().put("type", "string");
+    section(item.addObject(), ConfigKeys.EXCLUSION);
+    ObjectNode calendar =
+        (ObjectNode) property(props, ConfigKeys.TOP_CALENDARS).get("additionalProperties");
+    calendar.put("type", "array");
+    section(calendar.putObject("items"), ConfigKeys.EXCLUSION);
     return root;
   }
 

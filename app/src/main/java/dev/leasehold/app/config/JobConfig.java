@@ -1,6 +1,7 @@
 package dev.leasehold.app.config;
 
 import dev.leasehold.core.schedule.Schedule;
+import dev.leasehold.core.scheduler.Overlap;
 import dev.leasehold.core.scheduler.RetryPolicy;
 import java.time.Duration;
 
@@ -18,6 +19,7 @@ import java.time.Duration;
  * @param jitter the bound of each firing's deterministic start offset, or {@code null} for none
  * @param group the concurrency group it belongs to, or {@code null} for none
  * @param retry how often a failed or timed-out run is run again
+ * @param overlap what a firing due while the job runs does
  */
 public record JobConfig(
     String name,
@@ -30,12 +32,44 @@ public record JobConfig(
     NotifyConfig notifier,
     Duration jitter,
     String group,
-    RetryPolicy retry) {
+    RetryPolicy retry,
+    Overlap overlap) {
 
   public JobConfig {
     if (retry == null) {
       retry = RetryPolicy.NONE;
     }
+    if (overlap == null) {
+      overlap = Overlap.SKIP;
+    }
+  }
+
+  /** A job whose overlapping firings are skipped. */
+  public JobConfig(
+      String name,
+      Schedule schedule,
+      Duration ttl,
+      Duration renewEvery,
+      Duration timeout,
+      Duration misfireGrace,
+      JobAction action,
+      NotifyConfig notifier,
+      Duration jitter,
+      String group,
+      RetryPolicy retry) {
+    this(
+        name,
+        schedule,
+        ttl,
+        renewEvery,
+        timeout,
+        misfireGrace,
+        action,
+        notifier,
+        jitter,
+        group,
+        retry,
+        null);
   }
 
   /** A job without retries. */

@@ -5,6 +5,7 @@ import dev.leasehold.core.job.Job;
 import dev.leasehold.core.lease.LeaseNames;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.schedule.Schedule;
+import dev.leasehold.core.scheduler.Overlap;
 import dev.leasehold.core.scheduler.RetryPolicy;
 import dev.leasehold.core.store.Redaction;
 import java.lang.reflect.Modifier;
@@ -13,11 +14,8 @@ import java.net.URISyntaxException;
 import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,45 +40,121 @@ final class JobReader {
   private final Duration defaultRenewEvery;
   private final NotifyConfig defaultNotify;
   private final RetryPolicy defaultRetry;
+  private final ExclusionReader calendars;
 
   JobReader(
       ZoneId defaultZone,
       Duration defaultTtl,
       Duration defaultRenewEvery,
       NotifyConfig defaultNotify,
-      RetryPolicy defaultRetry) {
+      RetryPolicy defaultRetry,
+      ExclusionReader calendars) {
     this.defaultRetry = defaultRetry;
+    this.calendars = calendars;
     this.defaultZone = defaultZone;
     this.defaultTtl = defaultTtl;
     this.defaultRenewEvery = defaultRenewEvery;
     this.defaultNotify = defaultNotify;
   }
 
-  List<JobConfig> readAll(List<Section> sections) throws ConfigException {
+  /**
+   * Reads every job of {@code sections}: each one read is added to {@code jobs} and its section to
+   * {@code read} (in the same order); the errors of the others go to {@code errors}.
+   */
+  void readAll(
+      List<Section> sections, List<JobConfig> jobs, List<Section> read, ConfigErrors errors) {
     Map<String, String> seen = new HashMap<>();
-    List<JobConfig> jobs = new ArrayList<>();
     for (Section s : sections) {
-      JobConfig job = read(s);
-      String earlier = seen.putIfAbsent(job.name(), s.path());
-      if (earlier != null) {
-        throw s.error(
-            ConfigKeys.JOB_NAME, "duplicate job name '" + job.name() + "' (also " + earlier + ")");
+      Optional<JobConfig> job = errors.read(() -> read(s));
+      if (job.isEmpty()) {
+        continue;
       }
-      jobs.add(job);
+      String earlier = seen.putIfAbsent(job.get().name(), s.path());
+      if (earlier != null) {
+        errors.add(
+            s.error(
+                ConfigKeys.JOB_NAME,
+                "duplicate job name '" + job.get().name() + "' (also " + earlier + ")"));
+        continue;
+      }
+      jobs.add(job.get());
+      read.add(s);
     }
-    return jobs;
   }
 
   private JobConfig read(Section s) throws ConfigException {
+    // an unknown key is often a known one misspelt: what it leaves missing is not reported too
     s.allow(ConfigKeys.JOB);
+    ConfigErrors errors = new ConfigErrors();
+    Optional<String> name = errors.read(() -> name(s));
+    ZoneId zone = errors.read(() -> s.get(ConfigKeys.JOB_ZONE)).flatMap(z -> z).orElse(defaultZone);
+    Optional<Schedule> schedule = errors.read(() -> schedule(s, zone));
+    Optional<Duration[]> lease = errors.read(() -> lease(s));
+    Optional<Optional<Duration>> timeout = errors.read(() -> s.get(ConfigKeys.JOB_TIMEOUT));
+    // absent: the scheduler's default (JobPolicy), which the key names
+    Optional<Optional<Duration>> misfireGrace = errors.read(() -> s.get(ConfigKeys.MISFIRE_GRACE));
+    Optional<Optional<NotifyConfig>> notify =
+        errors.read(
+            () -> {
+              NotifyConfig n = defaultNotify;
+              Optional<Section> notifySection = s.section(ConfigKeys.JOB_NOTIFY);
+              if (notifySection.isPresent()) {
+                n = notify(notifySection.get());
+              }
+              return Optional.ofNullable(n == null ? null : n.inZone(zone));
+            });
+    Optional<RetryPolicy> retry =
+        errors.read(
+            () -> {
+              Optional<Section> retrySection = s.section(ConfigKeys.JOB_RETRY);
+              return retrySection.isPresent()
+                  ? retry(retrySection.get(), defaultRetry)
+                  : defaultRetry;
+            });
+    Optional<Optional<Duration>> jitter = errors.read(() -> s.get(ConfigKeys.JOB_JITTER));
+    Optional<Optional<String>> group = errors.read(() -> group(s));
+    Optional<String> overlap = errors.read(() -> s.value(ConfigKeys.JOB_OVERLAP));
+    Optional<JobAction> action = errors.read(() -> action(s, timeout.flatMap(t -> t).orElse(null)));
+    Optional<Schedule> windowed = Optional.empty();
+    if (schedule.isPresent() && name.isPresent() && jitter.isPresent()) {
+      Schedule base = schedule.get();
+      if (jitter.get().isPresent()) {
+        // every reader of the config (scheduler, status, resume) sees the jittered firings
+        base = Schedule.jittered(base, name.get(), jitter.get().get());
+      }
+      Schedule jittered = base;
+      windowed = errors.read(() -> windowed(s, jittered, zone));
+    } else {
+      // still report the errors of the windows
+      errors.read(() -> windowed(s, Schedule.every(Duration.ofHours(1), Duration.ZERO), zone));
+    }
+    errors.throwIfAny();
+    return new JobConfig(
+        name.orElseThrow(),
+        windowed.orElseThrow(),
+        lease.orElseThrow()[0],
+        lease.orElseThrow()[1],
+        timeout.orElseThrow().orElse(null),
+        misfireGrace.orElseThrow().orElse(null),
+        action.orElseThrow(),
+        notify.orElseThrow().orElse(null),
+        jitter.orElseThrow().orElse(null),
+        group.orElseThrow().orElse(null),
+        retry.orElseThrow(),
+        Overlap.valueOf(overlap.orElseThrow().toUpperCase(Locale.ROOT).replace('-', '_')));
+  }
+
+  private static String name(Section s) throws ConfigException {
     String name = s.requiredText(ConfigKeys.JOB_NAME);
     String problem = LeaseNames.problem(name);
     if (problem != null) {
       throw s.error(ConfigKeys.JOB_NAME, "invalid job name '" + name + "': " + problem);
     }
-    ZoneId zone = s.get(ConfigKeys.JOB_ZONE).orElse(defaultZone);
-    Schedule schedule = schedule(s, zone);
+    return name;
+  }
 
+  /** The job's ttl and renew interval ({@code null}: ttl / 3). */
+  private Duration[] lease(Section s) throws ConfigException {
     Duration ttl = s.get(ConfigKeys.JOB_TTL).orElse(defaultTtl);
     Duration renewEvery = s.get(ConfigKeys.JOB_RENEW_EVERY).orElse(null);
     if (renewEvery == null && !s.has(ConfigKeys.JOB_TTL)) {
@@ -94,43 +168,41 @@ final class JobReader {
               + " must be less than the ttl "
               + Durations.format(ttl));
     }
-    Duration timeout = s.get(ConfigKeys.JOB_TIMEOUT).orElse(null);
-    // absent: the scheduler's default (JobPolicy), which the key names
-    Duration misfireGrace = s.get(ConfigKeys.MISFIRE_GRACE).orElse(null);
-    NotifyConfig notify = defaultNotify;
-    Optional<Section> notifySection = s.section(ConfigKeys.JOB_NOTIFY);
-    if (notifySection.isPresent()) {
-      notify = notify(notifySection.get());
-    }
-    if (notify != null) {
-      notify = notify.inZone(zone);
-    }
-    RetryPolicy retry = defaultRetry;
-    Optional<Section> retrySection = s.section(ConfigKeys.JOB_RETRY);
-    if (retrySection.isPresent()) {
-      retry = retry(retrySection.get(), defaultRetry);
-    }
-    Duration jitter = s.get(ConfigKeys.JOB_JITTER).orElse(null);
-    if (jitter != null) {
-      // every reader of the config (scheduler, status, resume) sees the jittered firings
-      schedule = Schedule.jittered(schedule, name, jitter);
-    }
+    return new Duration[] {ttl, renewEvery};
+  }
+
+  private static Optional<String> group(Section s) throws ConfigException {
     String group = s.text(ConfigKeys.JOB_GROUP).map(String::strip).orElse(null);
     if (group != null && group.isEmpty()) {
       throw s.error(ConfigKeys.JOB_GROUP, "must not be empty");
     }
-    return new JobConfig(
-        name,
-        schedule,
-        ttl,
-        renewEvery,
-        timeout,
-        misfireGrace,
-        action(s, timeout),
-        notify,
-        jitter,
-        group,
-        retry);
+    return Optional.ofNullable(group);
+  }
+
+  /**
+   * {@code schedule} bounded by the job's {@code start} and {@code end} and without the windows of
+   * its {@code exclude}; {@code schedule} itself when it has none of them.
+   */
+  private Schedule windowed(Section s, Schedule schedule, ZoneId zone) throws ConfigException {
+    ConfigErrors errors = new ConfigErrors();
+    Optional<Instant> start = errors.read(() -> bound(s, ConfigKeys.JOB_START, zone));
+    Optional<Instant> end = errors.read(() -> bound(s, ConfigKeys.JOB_END, zone));
+    Optional<List<dev.leasehold.core.schedule.Exclusion>> exclusions =
+        errors.read(() -> calendars.exclusions(s, zone));
+    errors.throwIfAny();
+    if (start.isPresent() && end.isPresent() && end.get().isBefore(start.get())) {
+      throw s.error(ConfigKeys.JOB_END, "is before start " + start.get());
+    }
+    if (start.isEmpty() && end.isEmpty() && exclusions.orElseThrow().isEmpty()) {
+      return schedule;
+    }
+    return Schedule.windowed(schedule, start.orElse(null), end.orElse(null), exclusions.get());
+  }
+
+  /** A job's {@code start} or {@code end}, or {@code null}. */
+  private static Instant bound(Section s, Key<?> key, ZoneId zone) throws ConfigException {
+    Optional<String> text = s.text(key);
+    return text.isEmpty() ? null : ExclusionReader.instant(s, key, text.get(), zone);
   }
 
   /**
@@ -291,19 +363,7 @@ final class JobReader {
   }
 
   private static Instant instant(Section s, ZoneId zone) throws ConfigException {
-    String text = s.requiredText(ConfigKeys.JOB_AT).strip();
-    try {
-      return OffsetDateTime.parse(text).toInstant();
-    } catch (DateTimeException e) {
-      // no offset given: a local date-time in the job's zone
-    }
-    try {
-      return LocalDateTime.parse(text).atZone(zone).toInstant();
-    } catch (DateTimeException e) {
-      throw s.error(
-          ConfigKeys.JOB_AT,
-          "'" + text + "' is not a date-time; expected e.g. 2026-11-30T06:30:00+08:00");
-    }
+    return ExclusionReader.instant(s, ConfigKeys.JOB_AT, s.requiredText(ConfigKeys.JOB_AT), zone);
   }
 
   private static JobAction action(Section s, Duration jobTimeout) throws ConfigException {

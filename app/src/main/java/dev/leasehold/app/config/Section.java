@@ -197,6 +197,46 @@ final class Section {
     return out;
   }
 
+  /**
+   * One item of a list whose items are either a name (text) or a mapping: exactly one of {@code
+   * name} and {@code section} is set; {@code path} is the item's field path ({@code exclude[1]}).
+   */
+  record Item(String path, String name, Section section) {}
+
+  /** The items of a list of names and mappings, such as {@code exclude}. */
+  List<Item> items(ConfigKeys.Key<?> listKey) throws ConfigException {
+    return items(listKey.name());
+  }
+
+  /**
+   * The items of the list a name chosen in the file holds, such as a calendar's: a {@link #member}
+   * that is a list.
+   */
+  List<Item> memberList(String name) throws ConfigException {
+    return items(name);
+  }
+
+  private List<Item> items(String key) throws ConfigException {
+    List<Item> out = new ArrayList<>();
+    if (!has(key)) {
+      return out;
+    }
+    JsonNode value = node.get(key);
+    if (!value.isArray()) {
+      throw errorAt(key, "expected a list, got " + kind(value));
+    }
+    for (int i = 0; i < value.size(); i++) {
+      String sub = key + "[" + i + "]";
+      JsonNode item = value.get(i);
+      if (item.isObject()) {
+        out.add(new Item(pathOf(sub), null, new Section(file, pathOf(sub), item, placeholders)));
+      } else {
+        out.add(new Item(pathOf(sub), scalar(sub, item), null));
+      }
+    }
+    return out;
+  }
+
   Optional<List<String>> textList(ConfigKeys.Key<?> listKey) throws ConfigException {
     String key = listKey.name();
     if (!has(key)) {

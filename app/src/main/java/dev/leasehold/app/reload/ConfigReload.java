@@ -141,7 +141,8 @@ public final class ConfigReload {
     try {
       prepared = source.load();
     } catch (ConfigException e) {
-      return refuse(400, e.getMessage());
+      // every error of the file, as validate prints them, on one line
+      return refuse(400, String.join(" | ", e.all().stream().map(Exception::getMessage).toList()));
     }
     DaemonConfig next = prepared.config();
     Optional<String> restart = RestartNeeded.reason(before, next, notifierRunning);

@@ -139,6 +139,7 @@ public final class StatusReport {
     row.put("name", job.name());
     row.put("schedule", job.schedule().describe());
     row.put("next_fire", job.schedule().nextAfter(now).map(FireTimes::format).orElse(null));
+    row.put("overlap", job.overlap().label());
     row.put("holder", state == null ? null : state.currentHolder().orElse(null));
     row.put("lease_until", state == null ? null : FireTimes.format(state.leaseUntil()));
     row.put("last_fire", state == null ? null : FireTimes.format(state.lastFire()));

@@ -25,7 +25,8 @@ public final class JobDefinitions {
       JobConfig job, JobRunners runners, UnaryOperator<JobRunner> decorate) {
     JobPolicy policy =
         JobPolicy.of(job.ttl(), job.renewEvery(), job.timeout(), job.misfireGrace())
-            .withRetry(job.retry());
+            .withRetry(job.retry())
+            .withOverlap(job.overlap());
     return new JobDefinition(
         job.name(),
         job.schedule(),

@@ -163,6 +163,10 @@ public final class JobDigest {
             out.append(';');
           });
       out.append(']');
+    } else if (value instanceof dev.leasehold.core.schedule.WindowedSchedule windowed) {
+      // its short form counts the windows; the digest must see each one
+      out.append(windowed.describe());
+      windowed.exclusions().forEach(e -> out.append(';').append(e.describe()));
     } else if (value instanceof dev.leasehold.core.schedule.Schedule schedule) {
       out.append(schedule.describe());
     } else {

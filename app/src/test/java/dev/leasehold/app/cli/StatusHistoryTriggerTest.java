@@ -142,6 +142,7 @@ class StatusHistoryTriggerTest {
                 "name",
                 "schedule",
                 "next_fire",
+                "overlap",
                 "holder",
                 "lease_until",
                 "last_fire",

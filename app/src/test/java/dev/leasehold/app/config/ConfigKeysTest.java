@@ -35,7 +35,8 @@ class ConfigKeysTest {
           ConfigKeys.NTFY,
           ConfigKeys.TELEGRAM,
           ConfigKeys.EMAIL,
-          ConfigKeys.HTTP);
+          ConfigKeys.HTTP,
+          ConfigKeys.EXCLUSION);
 
   @Test
   void everyKeyOfEverySectionIsANamedConstantAndEveryConstantIsInOneSection() throws Exception {
@@ -67,13 +68,14 @@ class ConfigKeysTest {
         .containsAll(ConfigKeys.ACTIONS)
         .containsAll(ConfigKeys.COMMAND_ONLY);
     assertThat(ConfigKeys.NOTIFY).containsAll(ConfigKeys.NOTIFIERS);
+    assertThat(ConfigKeys.EXCLUSION).containsAll(ConfigKeys.EXCLUSION_FORMS);
   }
 
   @Test
   void theSectionReadsAKeyOnlyThroughItsDefinition() {
     // what a String may still name: the file (root), a path below a key (env.NAME, command[2]),
-    // a name the file chose (a group's), or a problem
-    List<String> allowed = List.of("root", "pathOf", "errorAt", "member", "error");
+    // a name the file chose (a group's, a calendar's), or a problem
+    List<String> allowed = List.of("root", "pathOf", "errorAt", "member", "memberList", "error");
     List<String> byName =
         Arrays.stream(Section.class.getDeclaredMethods())
             .filter(m -> !Modifier.isPrivate(m.getModifiers()) && !m.isSynthetic())

@@ -378,6 +378,68 @@ class ConfigValidationTest {
             "jobs[0].retry",
             "expected a mapping"),
         bad(
+            "an exclusion window whose end is not after its start",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    exclude:\n"
+                + "      - {from: \"2026-12-24T18:00:00Z\", to: \"2026-12-24T08:00:00Z\"}\n",
+            "jobs[0].exclude[0].to",
+            "must be after from"),
+        bad(
+            "an excluded date that is not a date",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    exclude:\n"
+                + "      - {dates: [\"2026-12-25\", \"*-13-01\"]}\n",
+            "jobs[0].exclude[0].dates[1]",
+            "not a date"),
+        bad(
+            "a recurring window without its length",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    exclude:\n"
+                + "      - {cron: \"0 2 * * SUN\"}\n",
+            "jobs[0].exclude[0].for",
+            "is required with cron"),
+        bad(
+            "a window of two kinds",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    exclude:\n"
+                + "      - {cron: \"0 2 * * SUN\", for: 2h, dates: [\"*-01-01\"]}\n",
+            "jobs[0].exclude[0]",
+            "two windows"),
+        bad(
+            "an unknown calendar",
+            "calendars:\n  holidays: [{dates: [\"*-12-25\"]}]\njobs:\n  - name: a\n    every: 5s\n"
+                + "    command: [\"true\"]\n    exclude: [holiday]\n",
+            "jobs[0].exclude[0]",
+            "no calendar 'holiday' under the top-level calendars; known: holidays"),
+        bad(
+            "an ics file that is not there",
+            "calendars:\n  holidays: [{ics: /nonexistent/holidays.ics}]\njobs:\n" + GOOD_JOB,
+            "calendars.holidays[0].ics",
+            "cannot read /nonexistent/holidays.ics"),
+        bad(
+            "an ics item in a job's exclude",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    exclude:\n"
+                + "      - {ics: /etc/holidays.ics}\n",
+            "jobs[0].exclude[0].ics",
+            "in a calendar only"),
+        bad(
+            "end before start",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n"
+                + "    start: \"2027-01-01T00:00:00Z\"\n    end: \"2026-01-01T00:00:00Z\"\n",
+            "jobs[0].end",
+            "is before start"),
+        bad(
+            "start that is not an instant",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    start: tomorrow\n",
+            "jobs[0].start",
+            "is not a date-time"),
+        bad(
+            "an overlap policy this version does not have",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    overlap: replace\n",
+            "jobs[0].overlap",
+            "replace is not available in this version; expected skip or buffer-one"),
+        bad(
+            "an unknown overlap policy",
+            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    overlap: queue\n",
+            "jobs[0].overlap",
+            "expected skip or buffer-one, got 'queue'"),
+        bad(
             "notify without a notifier",
             "notify:\n  on: [failed]\njobs:\n" + GOOD_JOB,
             "notify",
@@ -405,6 +467,39 @@ class ConfigValidationTest {
         assertThat(line).startsWith(file + ": " + where);
       }
       assertThat(result.out()).isEmpty();
+    }
+    assertThat(dir.resolve("db")).as("nothing was started").doesNotExist();
+  }
+
+  @Test
+  void everyErrorOfAFileIsReportedAtOnceOneLineEachNamingItsField() throws IOException {
+    Path file = dir.resolve("leasehold.yaml");
+    Files.writeString(
+        file,
+        withIsolatedStore(
+            "zone: Mars/Olympus\n"
+                + "jobs:\n"
+                + "  - name: a\n    cron: \"61 * * * *\"\n    command: [\"true\"]\n"
+                + "  - name: b\n    every: 5s\n    command: []\n    ttl: 0s\n"
+                + GOOD_JOB
+                + "  - name: c\n    every: 5s\n    command: [\"true\"]\n    group: nightly\n"
+                + "admin:\n  listen: nowhere:port\n"));
+    for (String command : new String[] {"validate", "run"}) {
+      CliHarness.Result result = new CliHarness().run(command, "--config", file.toString());
+
+      assertThat(result.code()).as(command + " exit code").isEqualTo(2);
+      assertThat(result.errLines())
+          .as(command + ": one line per error, in file order")
+          .hasSize(6)
+          .allSatisfy(line -> assertThat(line).startsWith(file + ": "));
+      assertThat(String.join("\n", result.errLines()))
+          .contains(file + ": zone: unknown zone")
+          .contains(file + ": jobs[0].cron: ")
+          .contains(file + ": jobs[1].command: ")
+          .contains(file + ": jobs[1].ttl: must be greater than 0")
+          .contains(file + ": jobs[3].group: unknown group 'nightly'")
+          .contains(file + ": admin.listen: ")
+          .doesNotContain("Exception");
     }
     assertThat(dir.resolve("db")).as("nothing was started").doesNotExist();
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.leasehold.app.config.JobAction;
 import dev.leasehold.app.config.JobConfig;
+import dev.leasehold.core.schedule.Exclusion;
 import dev.leasehold.core.schedule.Schedule;
 import dev.leasehold.core.store.Namespace;
 import dev.leasehold.core.store.StoreBackend;
@@ -135,6 +136,29 @@ class JobDigestTest {
     assertThat(one).doesNotContain("1234").contains("X-Pin");
     assertThat(JobDigest.withoutSecrets(List.of(http("a", Map.of("X-Pin", "9999")))))
         .isEqualTo(one);
+  }
+
+  @Test
+  void aChangedExclusionWindowChangesTheDigestThoughTheirCountStays() {
+    JobConfig christmas = excluding("2026-12-25");
+    assertThat(of(List.of(christmas)))
+        .isEqualTo(of(List.of(excluding("2026-12-25"))))
+        .isNotEqualTo(of(List.of(excluding("2026-12-26"))));
+  }
+
+  private static JobConfig excluding(String date) {
+    return new JobConfig(
+        "a",
+        Schedule.windowed(
+            Schedule.every(Duration.ofMinutes(5), Duration.ZERO),
+            null,
+            null,
+            List.of(new Exclusion.Dates(List.of(date), ZoneOffset.UTC))),
+        Duration.ofSeconds(30),
+        null,
+        null,
+        null,
+        new JobAction.JavaClass("x.Y"));
   }
 
   @Test

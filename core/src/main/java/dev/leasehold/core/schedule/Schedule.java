@@ -11,7 +11,7 @@ import java.util.Optional;
  * firing as everybody else (G2).
  */
 public sealed interface Schedule
-    permits CronSchedule, IntervalSchedule, OnceSchedule, JitteredSchedule {
+    permits CronSchedule, IntervalSchedule, OnceSchedule, JitteredSchedule, WindowedSchedule {
 
   /** The first firing strictly after {@code instant}, empty when there is none. */
   Optional<Instant> nextAfter(Instant instant);
@@ -54,6 +54,16 @@ public sealed interface Schedule
    */
   static Schedule jittered(Schedule base, String key, Duration bound) {
     return new JitteredSchedule(base, key, bound);
+  }
+
+  /**
+   * {@code base} without the firings before {@code start}, after {@code end} (either may be {@code
+   * null}; both inclusive) and inside the windows of {@code exclusions}; see {@link
+   * WindowedSchedule}.
+   */
+  static Schedule windowed(
+      Schedule base, Instant start, Instant end, java.util.List<Exclusion> exclusions) {
+    return new WindowedSchedule(base, start, end, exclusions);
   }
 
   /** Exactly once, at {@code instant}. */

@@ -94,7 +94,13 @@ final class ClaimBatch {
     }
     List<Outgoing> batch = new ArrayList<>();
     for (ClaimStep step : pending) {
-      batch.add(new Outgoing(step, step.slot().unrun()));
+      List<Map.Entry<Instant, JobSlot.Unrun>> reports = step.slot().unrun();
+      if (step instanceof ClaimStep.Claim claim) {
+        // a claim reports only the firings before its own: reporting a later one first would
+        // move the watermark past the firing claimed (a buffered firing behind a run)
+        reports.removeIf(e -> !e.getKey().isBefore(claim.firing()));
+      }
+      batch.add(new Outgoing(step, reports));
     }
     pending.clear();
     flushed = true;

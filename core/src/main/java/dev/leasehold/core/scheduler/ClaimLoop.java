@@ -105,18 +105,22 @@ final class ClaimLoop implements ClaimBatch.Answers, SlotMachine.Feed {
       case HELD:
         history.listener().claimRefused(job, c.firing());
         boolean older = rules.olderThanSkew(c.firing(), now);
+        boolean retry = retries.isRetry(slot, c.firing());
+        boolean buffered =
+            !retry && FiringRules.buffered(slot.job, c.firing(), answer.watermark(), now);
         log.debug(
             "claim refused job={} firing={}: held, {}",
             job,
             c.firing(),
-            older ? "given up" : "waiting");
+            older && !buffered ? "given up" : "waiting");
         return new SlotMachine.Held(
             c.firing(),
             c.attempt(),
             answer.holder(),
             slots.accepting(slot),
-            retries.isRetry(slot, c.firing()),
-            older);
+            retry,
+            older,
+            buffered);
       case ALREADY_RUN:
         history.listener().claimRefused(job, c.firing());
         log.debug("claim refused job={} firing={}: already run", job, c.firing());

@@ -45,6 +45,21 @@ final class FiringRules {
   }
 
   /** A firing more than its grace old at {@code now} is missed: nobody may start it any more. */
+  /**
+   * Whether {@code firing} of {@code job} may wait behind the run of firing {@code behind} (the
+   * running firing: the lease's watermark, or this node's own run) rather than be given up: the job
+   * buffers one ({@link Overlap#BUFFER_ONE}), {@code firing} is the first firing after {@code
+   * behind}, and it is still within its misfire grace. Every replica computes the same answer from
+   * the schedule, so at most one firing waits behind a run.
+   */
+  static boolean buffered(JobDefinition job, Instant firing, Instant behind, Instant now) {
+    return job.policy().overlap() == Overlap.BUFFER_ONE
+        && behind != null
+        && firing.isAfter(behind)
+        && !isMissed(job.policy().misfireGrace(), firing, now)
+        && job.schedule().nextAfter(behind).filter(firing::equals).isPresent();
+  }
+
   static boolean isMissed(Duration misfireGrace, Instant firing, Instant now) {
     return Duration.between(firing, now).compareTo(grace(misfireGrace)) > 0;
   }

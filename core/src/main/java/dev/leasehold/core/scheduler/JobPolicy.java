@@ -17,7 +17,12 @@ import java.time.Duration;
  *     RetryPolicy#NONE}: never)
  */
 public record JobPolicy(
-    Duration ttl, Duration renewEvery, Duration timeout, Duration misfireGrace, RetryPolicy retry) {
+    Duration ttl,
+    Duration renewEvery,
+    Duration timeout,
+    Duration misfireGrace,
+    RetryPolicy retry,
+    Overlap overlap) {
   public static final Duration DEFAULT_TTL = LeaseDefaults.TTL;
   public static final Duration DEFAULT_MISFIRE_GRACE = Duration.ofMinutes(1);
 
@@ -26,9 +31,22 @@ public record JobPolicy(
     this(ttl, renewEvery, timeout, misfireGrace, RetryPolicy.NONE);
   }
 
+  /** A policy whose overlapping firings are skipped. */
+  public JobPolicy(
+      Duration ttl,
+      Duration renewEvery,
+      Duration timeout,
+      Duration misfireGrace,
+      RetryPolicy retry) {
+    this(ttl, renewEvery, timeout, misfireGrace, retry, Overlap.SKIP);
+  }
+
   public JobPolicy {
     if (retry == null) {
       retry = RetryPolicy.NONE;
+    }
+    if (overlap == null) {
+      overlap = Overlap.SKIP;
     }
     if (ttl == null || ttl.toMillis() < 1) {
       throw new IllegalArgumentException("ttl must be at least 1ms, got " + show(ttl));
@@ -69,7 +87,12 @@ public record JobPolicy(
 
   /** This policy with {@code retry} ({@code null}: none). */
   public JobPolicy withRetry(RetryPolicy retry) {
-    return new JobPolicy(ttl, renewEvery, timeout, misfireGrace, retry);
+    return new JobPolicy(ttl, renewEvery, timeout, misfireGrace, retry, overlap);
+  }
+
+  /** This policy with {@code overlap} ({@code null}: skip). */
+  public JobPolicy withOverlap(Overlap overlap) {
+    return new JobPolicy(ttl, renewEvery, timeout, misfireGrace, retry, overlap);
   }
 
   public static JobPolicy defaults() {

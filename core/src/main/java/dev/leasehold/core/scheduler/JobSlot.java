@@ -210,10 +210,18 @@ final class JobSlot {
   }
 
   /**
-   * Queues a firing behind the claim or run in flight; past {@link #MAX_QUEUED} drops the oldest.
+   * Queues a firing behind the claim or run in flight; past {@link #MAX_QUEUED} drops the oldest. A
+   * job that buffers one firing ({@link Overlap#BUFFER_ONE}) keeps at most one waiting: a firing
+   * that comes due while this slot waits for a lease, or while one is already queued behind its
+   * run, is given up, to be reported as skipped.
    */
   void queue(Instant firing) {
     owner.check();
+    if (job.policy().overlap() == Overlap.BUFFER_ONE
+        && (phase == Phase.WAITING_FOR_LEASE || !queued.isEmpty())) {
+      giveUp(firing, Outcome.SKIPPED, "a firing of the job already waits (overlap buffer-one)");
+      return;
+    }
     queued.add(firing);
     if (queued.size() > MAX_QUEUED) {
       log.warn(
@@ -226,13 +234,16 @@ final class JobSlot {
   /**
    * The next queued firing to claim. Firings that waited behind this node's own run ({@code ran},
    * or {@code null} after a claim) for longer than the skew allowance are an overlap: given up, to
-   * be reported as skipped while that run's lease held, else missed. Firings past their grace are
-   * given up as missed.
+   * be reported as skipped while that run's lease held, else missed; but the one firing a
+   * buffer-one job keeps behind that run ({@link FiringRules#buffered}) is claimed. Firings past
+   * their grace are given up as missed.
    */
   Optional<Instant> nextQueued(Instant now, JobContext ran, FiringRules rules) {
     owner.check();
     for (Instant f = queued.pollFirst(); f != null; f = queued.pollFirst()) {
-      if (ran != null && rules.olderThanSkew(f, now)) {
+      if (ran != null
+          && rules.olderThanSkew(f, now)
+          && !FiringRules.buffered(job, f, ran.firing(), now)) {
         String why = "previous firing " + ran.firing() + " still running";
         boolean lost = ran.leaseLost();
         giveUp(f, lost ? Outcome.MISSED : Outcome.SKIPPED, lost ? why + " (lease lost)" : why);

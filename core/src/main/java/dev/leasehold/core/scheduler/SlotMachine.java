@@ -63,14 +63,19 @@ final class SlotMachine {
    */
   record Won(Instant firing, Lease lease, long sentNanos, String late) implements Event {}
 
-  /** The lease is held by an earlier firing ({@code holder}, may be null). */
+  /**
+   * The lease is held by an earlier firing ({@code holder}, may be null); {@code buffered}: the
+   * firing may wait for that run to end ({@link Overlap#BUFFER_ONE}, by {@link
+   * FiringRules#buffered}).
+   */
   record Held(
       Instant firing,
       int attempt,
       String holder,
       boolean accepting,
       boolean retry,
-      boolean olderThanSkew)
+      boolean olderThanSkew,
+      boolean buffered)
       implements Event {}
 
   /** The watermark is at or past the firing: someone ran or reported it. */
@@ -204,7 +209,7 @@ final class SlotMachine {
       if (!h.accepting()) {
         return Transition.of(Phase.IDLE, NEXT);
       }
-      if (h.olderThanSkew()) {
+      if (h.olderThanSkew() && !h.buffered()) {
         // a retry is not a firing: nothing to report as missed
         SlotEffect why =
             h.retry()

@@ -65,10 +65,17 @@ class SlotMachineTest {
     EVENTS.put("timer past grace 20", new SlotMachine.NotRun(at(20), Outcome.MISSED, "late"));
     EVENTS.put("won in time", new SlotMachine.Won(at(10), LEASE, 0, null));
     EVENTS.put("won late", new SlotMachine.Won(at(10), LEASE, 0, "answer after validity"));
-    EVENTS.put("held young", new SlotMachine.Held(at(10), 1, "n2", true, false, false));
-    EVENTS.put("held older than skew", new SlotMachine.Held(at(10), 1, "n2", true, false, true));
-    EVENTS.put("held retry older", new SlotMachine.Held(at(10), 1, "n2", true, true, true));
-    EVENTS.put("held stopping", new SlotMachine.Held(at(10), 1, "n2", false, false, false));
+    EVENTS.put("held young", new SlotMachine.Held(at(10), 1, "n2", true, false, false, false));
+    EVENTS.put(
+        "held older than skew", new SlotMachine.Held(at(10), 1, "n2", true, false, true, false));
+    EVENTS.put("held retry older", new SlotMachine.Held(at(10), 1, "n2", true, true, true, false));
+    EVENTS.put("held stopping", new SlotMachine.Held(at(10), 1, "n2", false, false, false, false));
+    EVENTS.put(
+        "held older buffered", new SlotMachine.Held(at(10), 1, "n2", true, false, true, true));
+    EVENTS.put(
+        "held young buffered", new SlotMachine.Held(at(10), 1, "n2", true, false, false, true));
+    EVENTS.put(
+        "held stopping buffered", new SlotMachine.Held(at(10), 1, "n2", false, false, true, true));
     EVENTS.put("already run", new SlotMachine.AlreadyRun(at(10)));
     EVENTS.put("paused", new SlotMachine.Paused(at(10)));
     EVENTS.put("pause recorded", new SlotMachine.PauseRecorded());
@@ -125,6 +132,9 @@ class SlotMachineTest {
     "CLAIMING          | held older than skew     | IDLE              | GiveUp 10 MISSED, Next",
     "CLAIMING          | held retry older         | IDLE              | ForgetRetry 10, Next",
     "CLAIMING          | held stopping            | IDLE              | Next",
+    "CLAIMING          | held older buffered      | WAITING_FOR_LEASE | PollLease 10 #1",
+    "CLAIMING          | held young buffered      | WAITING_FOR_LEASE | PollLease 10 #1",
+    "CLAIMING          | held stopping buffered   | IDLE              | Next",
     "CLAIMING          | already run              | IDLE              | FollowRetry 10, Next",
     "CLAIMING          | paused                   | CLAIMING          | RecordPaused 10",
     "CLAIMING          | pause recorded           | IDLE              | Next, WatchResume",
