@@ -121,12 +121,15 @@ public final class ConfigLoader {
       }
     }
 
+    List<CheckConfig> checks =
+        new CheckReader(zone, notify).readAll(root.sections(ConfigKeys.TOP_CHECKS));
+
     StoreSettings store = store(root, jobList);
     HistoryRetention history = history(root);
     AdminConfig admin = admin(root);
     LogConfig log = log(root);
     return new DaemonConfig(
-        name, node, namespace, shutdownGrace, store, history, admin, log, jobList, groups);
+        name, node, namespace, shutdownGrace, store, history, admin, log, jobList, groups, checks);
   }
 
   private static String read(Path file) throws ConfigException {

@@ -67,6 +67,14 @@ public final class ConfigSchema {
     notify(property(jobProps, ConfigKeys.JOB_NOTIFY));
     section(property(jobProps, ConfigKeys.JOB_RETRY), ConfigKeys.RETRY);
     property(props, ConfigKeys.TOP_JOBS).put("minItems", 1);
+    ObjectNode check = (ObjectNode) property(props, ConfigKeys.TOP_CHECKS).get("items");
+    ObjectNode checkProps = section(check, ConfigKeys.CHECK);
+    check
+        .putArray("required")
+        .add(ConfigKeys.CHECK_NAME.name())
+        .add(ConfigKeys.CHECK_PING_KEY.name());
+    check.set("oneOf", exactlyOne(ConfigKeys.CHECK_SCHEDULES));
+    notify(property(checkProps, ConfigKeys.CHECK_NOTIFY));
     return root;
   }
 
