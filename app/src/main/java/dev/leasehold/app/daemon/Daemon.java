@@ -59,6 +59,7 @@ public final class Daemon {
   private volatile AdminServer admin;
   private volatile HistoryPruner pruner;
   private volatile NodePublisher publisher;
+  private volatile DaemonChecks checks;
   private volatile ConfigReload reloader;
   private boolean reloadAfterStart;
 
@@ -128,6 +129,7 @@ public final class Daemon {
         scheduler = injector.getInstance(Scheduler.class);
         SchedulerThreads threads = injector.getInstance(SchedulerThreads.class);
         ConfigReload reload = injector.getInstance(ConfigReload.class);
+        checks = injector.getInstance(DaemonChecks.class);
         if (metrics.isPresent()) {
           admin =
               AdminServer.start(
@@ -139,6 +141,7 @@ public final class Daemon {
                   backend.executionLog(),
                   reload,
                   clock);
+          admin.onPing(checks::pinged);
         }
         StartupTrace.mark("scheduler built");
         scheduler.start();
@@ -164,6 +167,7 @@ public final class Daemon {
           publisher.onRead(new NodeMetrics(metrics.get().registry())::update);
         }
         publisher.start(threads.timer(), threads.workers());
+        checks.start(reload.current().checks(), backend, threads);
         startReloads(reload);
         log.info(
             "started: {} jobs, store {}, node {} in {} ms",
@@ -179,6 +183,7 @@ public final class Daemon {
         }
         pruner.close();
         publisher.close();
+        checks.close();
         // the last runs' notifications being sent get up to 10 s more (a desk left by a stop is
         // taken over by another replica after the job's ttl)
         scheduler.stop(grace);
