@@ -2,6 +2,7 @@ package dev.leasehold.store.etcd;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.Forgetting;
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pauses;
@@ -14,12 +15,14 @@ final class EtcdStoreBackend implements dev.leasehold.core.store.StoreBackend {
   private final EtcdKeys keys;
   private final EtcdLeaseStore leaseStore;
   private final EtcdExecutionLog executionLog;
+  private final EtcdJournal journal;
 
   EtcdStoreBackend(EtcdClient client, EtcdKeys keys, long maxPerJob) {
     this.client = client;
     this.keys = keys;
     this.leaseStore = new EtcdLeaseStore(client, keys, Clock.systemUTC());
     this.executionLog = new EtcdExecutionLog(client, keys, maxPerJob, Clock.systemUTC());
+    this.journal = new EtcdJournal(client, keys.toString());
   }
 
   @Override
@@ -36,6 +39,12 @@ final class EtcdStoreBackend implements dev.leasehold.core.store.StoreBackend {
   @Override
   public Optional<NodeRecords> nodeRecords() {
     return Optional.of(leaseStore);
+  }
+
+  /** The journal, under {@code <prefix>journal/} and {@code <prefix>journalkey/}. */
+  @Override
+  public Optional<Journal> journal() {
+    return Optional.of(journal);
   }
 
   @Override

@@ -9,6 +9,7 @@ import com.mongodb.connection.ServerDescription;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.IncompatibleStoreException;
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.NodeRecords;
@@ -35,6 +36,7 @@ final class MongoStoreBackend implements StoreBackend {
   private final MongoDatabase database;
   private final MongoLeaseStore leases;
   private final MongoExecutionLog executions;
+  private final MongoJournal journal;
   private final Duration commandTimeout;
 
   MongoStoreBackend(MongoStoreConfig config) {
@@ -53,6 +55,10 @@ final class MongoStoreBackend implements StoreBackend {
     this.executions =
         new MongoExecutionLog(
             database.getCollection(config.executionCollection()), config.historyRetention());
+    this.journal =
+        new MongoJournal(
+            database.getCollection(config.leaseCollection() + "_journal"),
+            database.getCollection(config.leaseCollection() + "_journal_keys"));
   }
 
   /** A lease store that owns its own client, for callers that need nothing else. */
@@ -119,6 +125,15 @@ final class MongoStoreBackend implements StoreBackend {
   @Override
   public Optional<Forgetting> forgetting() {
     return Optional.of(leases);
+  }
+
+  /**
+   * The journal: {@code <lease collection>_journal} and {@code _journal_keys} ({@link
+   * MongoJournal}).
+   */
+  @Override
+  public Optional<Journal> journal() {
+    return Optional.of(journal);
   }
 
   @Override

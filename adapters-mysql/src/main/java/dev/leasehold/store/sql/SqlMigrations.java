@@ -23,7 +23,7 @@ final class SqlMigrations {
   static final String LOCATION = "classpath:leasehold/db/migration";
 
   /** The version of the newest script under {@link #LOCATION}. */
-  static final String LATEST_VERSION = "6";
+  static final String LATEST_VERSION = "7";
 
   private SqlMigrations() {}
 

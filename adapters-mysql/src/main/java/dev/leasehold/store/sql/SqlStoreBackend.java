@@ -3,6 +3,7 @@ package dev.leasehold.store.sql;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.Forgetting;
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pauses;
@@ -18,6 +19,7 @@ final class SqlStoreBackend implements StoreBackend {
   private final HikariDataSource pool;
   private final SqlLeaseStore leaseStore;
   private final SqlExecutionLog executionLog;
+  private final SqlJournal journal;
   private final Rendered ping;
 
   SqlStoreBackend(HikariDataSource pool, SqlDialect dialect) {
@@ -25,6 +27,7 @@ final class SqlStoreBackend implements StoreBackend {
     // the pool belongs to the backend: closing the lease store alone leaves it open
     this.leaseStore = new SqlLeaseStore(pool, dialect, () -> {});
     this.executionLog = new SqlExecutionLog(pool, dialect.jooq);
+    this.journal = new SqlJournal(SqlSupport.dsl(pool, dialect.jooq), pool);
     this.ping = Rendered.by(() -> SqlSupport.dsl(pool, dialect.jooq).selectOne().getSQL());
   }
 
@@ -47,6 +50,12 @@ final class SqlStoreBackend implements StoreBackend {
   @Override
   public Optional<Forgetting> forgetting() {
     return Optional.of(leaseStore);
+  }
+
+  /** The journal, in tables of its own on the same pool ({@link SqlJournal}). */
+  @Override
+  public Optional<Journal> journal() {
+    return Optional.of(journal);
   }
 
   @Override

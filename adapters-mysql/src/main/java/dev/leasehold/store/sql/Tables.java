@@ -144,4 +144,19 @@ final class Tables {
   static final Field<String> JOB_DIGEST =
       field(unquotedName("job_digest"), SQLDataType.VARCHAR(100));
   static final Field<String> NODE_LEASES = field(unquotedName("leases"), SQLDataType.CLOB);
+
+  /** One row per journal entry (migration V7). */
+  static final Table<Record> JOURNAL = table(unquotedName("task_journal"));
+
+  static final Field<String> ENTRY_ID = field(unquotedName("id"), SQLDataType.VARCHAR(36));
+  static final Field<String> STREAM = field(unquotedName("stream"), SQLDataType.VARCHAR(100));
+  static final Field<Instant> ENTRY_AT = field(unquotedName("entry_at"), UTC);
+  static final Field<String> BODY = field(unquotedName("body"), SQLDataType.CLOB);
+
+  /** One row per write-once journal key (migration V7). */
+  static final Table<Record> JOURNAL_KEY = table(unquotedName("task_journal_key"));
+
+  static final Field<String> JOURNAL_KEY_NAME =
+      field(unquotedName("journal_key"), SQLDataType.VARCHAR(100));
+  static final Field<String> KEY_VALUE = field(unquotedName("key_value"), SQLDataType.CLOB);
 }

@@ -2,6 +2,7 @@ package dev.leasehold.store.redis;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.Forgetting;
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.NodeRecords;
@@ -9,6 +10,7 @@ import dev.leasehold.core.lease.Pauses;
 import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.store.redis.node.LeaseKeys;
+import dev.leasehold.store.redis.node.RedisJournal;
 import dev.leasehold.store.redis.node.RedisNode;
 import dev.leasehold.store.redis.node.RedisNodeRecords;
 import java.util.ArrayList;
@@ -25,6 +27,7 @@ final class RedisStoreBackend implements StoreBackend {
   private final Pauses pauses;
   private final Forgetting forgetting;
   private final NodeRecords nodeRecords;
+  private final Journal journal;
 
   /**
    * @param records the pauses and forgetting of {@code leaseStore}, on the same nodes
@@ -35,6 +38,7 @@ final class RedisStoreBackend implements StoreBackend {
     this.pauses = records;
     this.forgetting = records;
     this.nodeRecords = new RedisNodeRecords(nodes, keys);
+    this.journal = new RedisJournal(nodes, keys);
     this.nodes = List.copyOf(nodes);
     this.executionLog = new RedisExecutionLog(nodes, keys, maxPerJob);
     this.needed = RedisNode.majority(nodes);
@@ -63,6 +67,11 @@ final class RedisStoreBackend implements StoreBackend {
   @Override
   public Optional<Forgetting> forgetting() {
     return Optional.of(forgetting);
+  }
+
+  @Override
+  public Optional<Journal> journal() {
+    return Optional.of(journal);
   }
 
   /**

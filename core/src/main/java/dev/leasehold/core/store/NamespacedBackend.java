@@ -2,6 +2,7 @@ package dev.leasehold.core.store;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.Forgetting;
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pauses;
@@ -20,6 +21,7 @@ final class NamespacedBackend implements StoreBackend {
   private final Optional<Pauses> pauses;
   private final Optional<NodeRecords> nodeRecords;
   private final Optional<Forgetting> forgetting;
+  private final Optional<Journal> journal;
 
   NamespacedBackend(StoreBackend delegate, Namespace namespace) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
@@ -28,6 +30,7 @@ final class NamespacedBackend implements StoreBackend {
     this.pauses = delegate.pauses().map(p -> NamespacedParts.pauses(p, namespace));
     this.nodeRecords = delegate.nodeRecords().map(n -> NamespacedParts.nodeRecords(n, namespace));
     this.forgetting = delegate.forgetting().map(f -> NamespacedParts.forgetting(f, namespace));
+    this.journal = delegate.journal().map(j -> NamespacedParts.journal(j, namespace));
   }
 
   static StoreFactory factory(StoreFactory factory, Namespace namespace) {
@@ -105,6 +108,11 @@ final class NamespacedBackend implements StoreBackend {
   @Override
   public Optional<Forgetting> forgetting() {
     return forgetting;
+  }
+
+  @Override
+  public Optional<Journal> journal() {
+    return journal;
   }
 
   @Override

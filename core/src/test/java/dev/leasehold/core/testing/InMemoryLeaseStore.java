@@ -3,6 +3,7 @@ package dev.leasehold.core.testing;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.ClaimResult;
 import dev.leasehold.core.lease.Forgetting;
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseArguments;
 import dev.leasehold.core.lease.LeaseState;
@@ -27,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * contract kit, and core's scheduler tests run on it in virtual time. Several instances share state
  * through one {@link Shared} object, like several clients of one server. It can be made unreachable
  * to test fail-closed behaviour. It keeps every part a store may have: pauses, node records and
- * forgetting ({@link #backend}).
+ * forgetting, and a journal ({@link #backend}).
  */
 public final class InMemoryLeaseStore implements LeaseStore, Pauses, NodeRecords, Forgetting {
 
@@ -38,6 +39,7 @@ public final class InMemoryLeaseStore implements LeaseStore, Pauses, NodeRecords
     private final Map<String, Long> highWater = new TreeMap<>();
     private final Map<String, dev.leasehold.core.lease.NodeRecord> nodes = new TreeMap<>();
     private final AtomicBoolean reachable = new AtomicBoolean(true);
+    private final InMemoryJournal journal = new InMemoryJournal();
 
     public Shared(Clock clock) {
       this.clock = Objects.requireNonNull(clock);
@@ -105,6 +107,11 @@ public final class InMemoryLeaseStore implements LeaseStore, Pauses, NodeRecords
       @Override
       public Optional<Forgetting> forgetting() {
         return Optional.of(client);
+      }
+
+      @Override
+      public Optional<Journal> journal() {
+        return Optional.of(client.shared.journal);
       }
 
       @Override

@@ -3,6 +3,7 @@ package dev.leasehold.storekit.lease;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.leasehold.core.lease.Forgetting;
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.NodeRecords;
@@ -93,6 +94,16 @@ public abstract class LeaseStoreCases {
   /** The forgetting of a new client. */
   protected final Forgetting newForgetting() {
     return part(newBackend().forgetting(), "this store cannot forget a lease record");
+  }
+
+  /** The journal of the first client; the test is skipped on a store that keeps none. */
+  protected final Journal journal() {
+    return part(backend.journal(), "this store keeps no journal");
+  }
+
+  /** The journal of a new client. */
+  protected final Journal newJournal() {
+    return part(newBackend().journal(), "this store keeps no journal");
   }
 
   private static <T> T part(Optional<T> part, String missing) {

@@ -18,13 +18,13 @@ import org.junit.jupiter.api.Nested;
  * }</pre>
  *
  * <p>The groups of the lease operations run on every store; the groups of a part ({@code Pauses},
- * {@code Nodes}, {@code Forget}) run when the client has that part and are skipped when its backend
- * returns none. {@link #createBackend()} must return an independent client (its own connection or
- * pool) on the same database each time, so races between several replicas are tested, not only
- * between threads. The kit closes every client it opened after each test. Each test uses fresh
- * random lease names, so stores need no cleaning between tests. Class-level set-up (a server, a
- * database) goes in the subclass's {@code @BeforeAll}/{@code @AfterAll}; JUnit runs it around all
- * the groups.
+ * {@code Nodes}, {@code Forget}, {@code Journals}) run when the client has that part and are
+ * skipped when its backend returns none. {@link #createBackend()} must return an independent client
+ * (its own connection or pool) on the same database each time, so races between several replicas
+ * are tested, not only between threads. The kit closes every client it opened after each test. Each
+ * test uses fresh random lease names, so stores need no cleaning between tests. Class-level set-up
+ * (a server, a database) goes in the subclass's {@code @BeforeAll}/{@code @AfterAll}; JUnit runs it
+ * around all the groups.
  *
  * <p>Each group is a {@code @Nested} class, also published on its own ({@link ClaimCases}, {@link
  * FenceCases}, …) for a store that wants to run one group at a time.
@@ -33,8 +33,8 @@ public abstract class LeaseStoreContract {
 
   /**
    * A new, independent client on the same database, with the parts its store has (its {@link
-   * StoreBackend#pauses}, {@link StoreBackend#nodeRecords}, {@link StoreBackend#forgetting}).
-   * Closed by the kit after each test.
+   * StoreBackend#pauses}, {@link StoreBackend#nodeRecords}, {@link StoreBackend#forgetting}, {@link
+   * StoreBackend#journal}). Closed by the kit after each test.
    */
   protected abstract StoreBackend createBackend();
 
@@ -149,6 +149,15 @@ public abstract class LeaseStoreContract {
   /** Forgetting a free lease record: gone, never a held one, fences still rise after it. */
   @Nested
   class Forget extends ForgetCases {
+    @Override
+    protected StoreBackend createBackend() {
+      return LeaseStoreContract.this.createBackend();
+    }
+  }
+
+  /** The journal: streams newest first, pruned by time, write-once keys decided once. */
+  @Nested
+  class Journals extends JournalCases {
     @Override
     protected StoreBackend createBackend() {
       return LeaseStoreContract.this.createBackend();

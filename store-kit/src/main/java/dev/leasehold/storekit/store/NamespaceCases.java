@@ -10,6 +10,8 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.ClaimRequest;
 import dev.leasehold.core.lease.ClaimResult;
+import dev.leasehold.core.lease.Journal;
+import dev.leasehold.core.lease.JournalEntry;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
@@ -147,6 +149,42 @@ public abstract class NamespaceCases {
     assertThat(inB.renew(wonInB, TTL)).isTrue();
     assertThat(inB.release(wonInB)).isTrue();
     assertThat(inA.acquire(job, "node-a", TTL).orElseThrow().name()).isEqualTo(job);
+  }
+
+  @Test
+  void journalsOfTwoNamespacesNeverMeet() {
+    StoreBackend backendA = open(a);
+    assertThat(backendA.journal()).as("every store keeps a journal").isPresent();
+    Journal inA = backendA.journal().orElseThrow();
+    Journal inB = open(b).journal().orElseThrow();
+    Journal inNone = open(Namespace.NONE).journal().orElseThrow();
+    Journal raw = open(null).journal().orElseThrow();
+    String stream = "audit-" + suffix;
+    JournalEntry writtenInA = inA.append(stream, firing, "in a");
+    assertThat(writtenInA.stream()).as("the stream's own name comes back").isEqualTo(stream);
+    inB.append(stream, firing, "in b");
+    inNone.append(stream, firing, "in none");
+
+    assertThat(inA.recent(stream, 10)).containsExactly(writtenInA);
+    assertThat(inB.recent(stream, 10)).extracting(JournalEntry::body).containsExactly("in b");
+    assertThat(inNone.recent(stream, 10)).extracting(JournalEntry::body).containsExactly("in none");
+    assertThat(raw.recent(Namespace.ROOT + a.value().orElseThrow() + "." + stream, 10))
+        .as("stored under the namespaced name")
+        .extracting(JournalEntry::body)
+        .containsExactly("in a");
+
+    assertThat(inA.prune(stream, firing.plusSeconds(1))).isEqualTo(1);
+    assertThat(inA.recent(stream, 10)).isEmpty();
+    assertThat(inB.recent(stream, 10)).as("a prune stays in its namespace").hasSize(1);
+
+    String key = "digest-key-" + suffix;
+    assertThat(inA.putIfAbsent(key, "key-a")).isEqualTo("key-a");
+    assertThat(inB.putIfAbsent(key, "key-b")).as("each namespace its own key").isEqualTo("key-b");
+    assertThat(inNone.putIfAbsent(key, "key-none")).isEqualTo("key-none");
+    assertThat(open(a).journal().orElseThrow().putIfAbsent(key, "again")).isEqualTo("key-a");
+    assertThatThrownBy(() -> inA.append("x".repeat(a.maxNameLength() + 1), firing, "too long"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("journal stream");
   }
 
   @Test

@@ -5,9 +5,9 @@ import dev.leasehold.core.lease.LeaseNames;
 /**
  * Key layout: {@code <prefix>{<name>}:lease}, {@code <prefix>{<name>}:meta}, {@code
  * <prefix>{<name>}:fence} (high-water mark) and {@code <prefix>{<name>}:history}; node records
- * {@link #node}. The braces are a Cluster hash tag, so all keys of one name hash to one slot and a
- * script may touch them together. Names are validated ({@code [A-Za-z0-9._-]}), so they never
- * contain a brace or a glob character.
+ * {@link #node}; journal streams and keys {@link #journal}, {@link #journalKey}. The braces are a
+ * Cluster hash tag, so all keys of one name hash to one slot and a script may touch them together.
+ * Names are validated ({@code [A-Za-z0-9._-]}), so they never contain a brace or a glob character.
  */
 public record LeaseKeys(String prefix) {
   static final String DEFAULT_PREFIX = "lh:";
@@ -95,5 +95,18 @@ public record LeaseKeys(String prefix) {
 
   private static String glob(String literal) {
     return literal.replaceAll("([\\\\*?\\[\\]^])", "\\\\$1");
+  }
+
+  /**
+   * A journal stream: {@code <prefix>{journal.<stream>}:journal}, a sorted set whose members are an
+   * entry's id followed by its body, all of score 0, so they sort by id.
+   */
+  String journal(String stream) {
+    return prefix + "{journal." + stream + "}:journal";
+  }
+
+  /** A write-once journal key: {@code <prefix>{journal-key.<key>}:value}. */
+  String journalKey(String key) {
+    return prefix + "{journal-key." + key + "}:value";
   }
 }

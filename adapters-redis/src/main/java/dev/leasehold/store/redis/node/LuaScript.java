@@ -268,6 +268,11 @@ public record LuaScript(String name, String source, String sha) {
             m[5] or '', m[6] or '', m[7] or '', m[8] or ''}
           """);
 
+  /** A script of another class of this package (the journal's, {@link RedisJournal}). */
+  static LuaScript script(String name, String source) {
+    return of(name, source);
+  }
+
   private static LuaScript of(String name, String source) {
     try {
       byte[] digest =
