@@ -2,8 +2,10 @@ package dev.leasehold.core.check;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.hold.LeaseHolds;
 import dev.leasehold.core.schedule.Schedule;
+import dev.leasehold.core.testing.InMemoryExecutionLog;
 import dev.leasehold.core.testing.InMemoryLeaseStore;
 import dev.leasehold.core.testing.VirtualTime;
 import java.time.Duration;
@@ -27,7 +29,8 @@ class CheckWatchTest {
 
   private final VirtualTime time = new VirtualTime(T0);
   private final InMemoryLeaseStore.Shared store = new InMemoryLeaseStore.Shared(time.clock());
-  private final MemoryJournal journal = new MemoryJournal();
+  private final Journal journal =
+      store.client().backend(new InMemoryExecutionLog()).journal().orElseThrow();
   private final List<String> sent = new CopyOnWriteArrayList<>();
   private final List<CheckWatch> replicas = new ArrayList<>();
 
@@ -207,9 +210,9 @@ class CheckWatchTest {
   private static final class CountingJournal implements dev.leasehold.core.lease.Journal {
     final java.util.concurrent.atomic.AtomicInteger reads =
         new java.util.concurrent.atomic.AtomicInteger();
-    private final MemoryJournal journal;
+    private final Journal journal;
 
-    CountingJournal(MemoryJournal journal) {
+    CountingJournal(Journal journal) {
       this.journal = journal;
     }
 
