@@ -107,6 +107,11 @@ public final class MemoryStoreType {
         }
 
         @Override
+        public Optional<dev.leasehold.core.lease.Journal> journal() {
+          return parts.flatMap(c -> c.backend(server.history).journal());
+        }
+
+        @Override
         public ExecutionLog executionLog() {
           return server.history;
         }
