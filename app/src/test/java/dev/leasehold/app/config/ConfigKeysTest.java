@@ -30,6 +30,7 @@ class ConfigKeysTest {
           ConfigKeys.LOG,
           ConfigKeys.GROUP,
           ConfigKeys.JOB,
+          ConfigKeys.CHECK,
           ConfigKeys.RETRY,
           ConfigKeys.NOTIFY,
           ConfigKeys.NTFY,
@@ -67,6 +68,7 @@ class ConfigKeysTest {
         .containsAll(ConfigKeys.ACTIONS)
         .containsAll(ConfigKeys.COMMAND_ONLY);
     assertThat(ConfigKeys.NOTIFY).containsAll(ConfigKeys.NOTIFIERS);
+    assertThat(ConfigKeys.CHECK).containsAll(ConfigKeys.CHECK_SCHEDULES);
   }
 
   @Test
