@@ -264,7 +264,8 @@ public final class AdminServer implements AutoCloseable {
     if (server.exposed && admin.token() == null) {
       log.warn(
           "admin endpoint listens on {} beyond loopback without admin.token: only /health"
-              + " answers there; set admin.token to use /metrics, /jobs and trigger",
+              + " and the checks' pings answer there; set admin.token to use /metrics, /jobs"
+              + " and trigger",
           address.getHostString());
     }
     return server;
