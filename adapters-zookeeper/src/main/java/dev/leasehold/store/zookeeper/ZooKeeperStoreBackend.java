@@ -2,6 +2,7 @@ package dev.leasehold.store.zookeeper;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.lease.Forgetting;
+import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pauses;
@@ -14,12 +15,14 @@ final class ZooKeeperStoreBackend implements StoreBackend {
   private final ZooKeeperPaths paths;
   private final ZooKeeperLeaseStore leaseStore;
   private final ZooKeeperExecutionLog executionLog;
+  private final ZooKeeperJournal journal;
 
   ZooKeeperStoreBackend(ZooKeeperSession session, ZooKeeperPaths paths, long maxPerJob) {
     this.session = session;
     this.paths = paths;
     this.leaseStore = new ZooKeeperLeaseStore(session, paths);
     this.executionLog = new ZooKeeperExecutionLog(session, paths, maxPerJob);
+    this.journal = new ZooKeeperJournal(session, paths);
   }
 
   @Override
@@ -41,6 +44,12 @@ final class ZooKeeperStoreBackend implements StoreBackend {
   @Override
   public Optional<Forgetting> forgetting() {
     return Optional.of(leaseStore);
+  }
+
+  /** The journal, under {@code <base>/journal} and {@code <base>/journalkeys}. */
+  @Override
+  public Optional<Journal> journal() {
+    return Optional.of(journal);
   }
 
   @Override

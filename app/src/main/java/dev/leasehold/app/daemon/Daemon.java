@@ -13,6 +13,7 @@ import dev.leasehold.app.config.BuildInfo;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.logging.StartupTrace;
 import dev.leasehold.app.reload.ConfigReload;
+import dev.leasehold.app.wiring.DigestKey;
 import dev.leasehold.app.wiring.JobDigest;
 import dev.leasehold.app.wiring.PreparedConfig;
 import dev.leasehold.app.wiring.StoreModules;
@@ -161,7 +162,7 @@ public final class Daemon {
                 backend,
                 config.node(),
                 BuildInfo.version(),
-                JobDigest.following(() -> reload.current().jobs()),
+                JobDigest.following(() -> reload.current().jobs(), DigestKey.of(backend)),
                 clock);
         if (metrics.isPresent()) {
           publisher.onRead(new NodeMetrics(metrics.get().registry())::update);

@@ -95,7 +95,7 @@ public final class NodesReport {
     return lines;
   }
 
-  /** Which replicas run which job set: {@code a, b run sha256:…; c runs sha256:…}. */
+  /** Which replicas run which job set: {@code a, b run hmac:…; c runs hmac:…}. */
   public static String drift(Replicas replicas) {
     List<String> parts = new ArrayList<>();
     replicas

@@ -72,19 +72,39 @@ public final class StatusReport {
 
   /**
    * What a {@link #render status} belongs to: the store (type and address, without secrets), the
-   * namespace, the job names in their order and the jobs' {@link JobDigest}, as {@code sha256:} and
-   * 16 hex digits. A daemon's answer is used by {@code status} only when its identity is the one of
-   * the command's own file.
+   * namespace, the job names in their order and the jobs normalized as for a {@link JobDigest}. A
+   * daemon's answer is used by {@code status} only when its identity is the one of the command's
+   * own file. The daemon sends it to whoever asks on loopback, so it is never an unkeyed hash of a
+   * secret: with an admin token in the file it is {@code hmac:} and 16 hex digits of the text's
+   * HMAC-SHA256 keyed by the token (the admin token, else the read token), the job definitions
+   * whole; without one it is {@code sha256:} and 16 hex digits of the text with the values of
+   * headers and environment variables left out and the declared secrets scrubbed ({@link
+   * JobDigest#withoutSecrets}): a daemon whose file differs only there still answers then.
    */
   public static String identity(DaemonConfig config) {
     StringBuilder text = new StringBuilder();
     text.append(StoreWords.describe(config.store())).append('\n');
     text.append(config.namespace()).append('\n');
     config.jobs().forEach(job -> text.append(job.name()).append('\n'));
-    text.append(JobDigest.of(config.jobs()));
     // a file without checks keeps the identity it always had
-    config.checks().forEach(c -> text.append("\ncheck ").append(c.definition()));
+    config.checks().forEach(c -> text.append("check ").append(c.definition()).append('\n'));
+    java.util.Optional<String> token = token(config);
+    if (token.isPresent()) {
+      text.append(JobDigest.text(config.jobs()));
+      return JobDigest.hmac(
+          token.get().getBytes(java.nio.charset.StandardCharsets.UTF_8), text.toString());
+    }
+    text.append(JobDigest.withoutSecrets(config.jobs()));
     return JobDigest.sha256(text.toString());
+  }
+
+  /** The file's admin token, else its read token; empty when it has neither. */
+  private static java.util.Optional<String> token(DaemonConfig config) {
+    if (config.admin() == null) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.ofNullable(
+        config.admin().token() != null ? config.admin().token() : config.admin().readToken());
   }
 
   /**
@@ -94,14 +114,11 @@ public final class StatusReport {
    */
   public static java.util.Optional<String> proof(
       DaemonConfig config, String challenge, String body) {
-    if (config.admin() == null) {
+    java.util.Optional<String> token = token(config);
+    if (token.isEmpty()) {
       return java.util.Optional.empty();
     }
-    String key =
-        config.admin().token() != null ? config.admin().token() : config.admin().readToken();
-    if (key == null) {
-      return java.util.Optional.empty();
-    }
+    String key = token.get();
     try {
       javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
       mac.init(

@@ -452,7 +452,7 @@ class AdminServerTest {
     assertThat(own)
         .contains("\"node\" : \"admin-node\"")
         .contains("\"state\" : \"live\"")
-        .contains("\"job_digest\" : \"sha256:")
+        .contains("\"job_digest\" : \"hmac:")
         .contains("\"drift\" : false");
     assertThat(body(port, "/metrics")).contains("leasehold_config_drift 0.0");
 

@@ -132,7 +132,7 @@ class StatusPageBrowserTest {
               return false;
             }
           });
-      assertThat(browser.text("#replicas")).contains("live").contains("sha256:");
+      assertThat(browser.text("#replicas")).contains("live").contains("hmac:");
       assertThat(browser.text("#replicas-summary")).contains("1 live: page-node");
       assertThat(
               browser

@@ -108,7 +108,7 @@ public final class MemoryStoreType {
 
         @Override
         public Optional<dev.leasehold.core.lease.Journal> journal() {
-          return parts.flatMap(c -> c.backend(server.history).journal());
+          return parts.flatMap(c -> c.backend().journal());
         }
 
         @Override
