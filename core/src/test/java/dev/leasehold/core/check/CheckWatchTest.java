@@ -206,6 +206,21 @@ class CheckWatchTest {
     assertThat(sent).as("the next replica that looks sends it").containsExactly("missed@70 by b");
   }
 
+  @Test
+  void aReloadWatchesANewCheckAndForgetsARemovedOne() {
+    CheckDefinition router =
+        CheckDefinition.every("router-backup", Duration.ofSeconds(30), Duration.ZERO);
+    CheckWatch a = replica("a", CHECK);
+    time.advance(Duration.ZERO);
+    new CheckJournal(journal).ping(router.name(), false, time.now());
+    ping(a, false);
+    a.checks(List.of(router)); // nas-scrub removed, router-backup added
+    time.advanceTo(T0.plusSeconds(40));
+    assertThat(kinds()).as("the new check is watched").containsExactly("missed@30");
+    time.advanceTo(T0.plusSeconds(200));
+    assertThat(kinds()).as("the removed check is not").containsExactly("missed@30");
+  }
+
   /** Counts the reads of a journal. */
   private static final class CountingJournal implements dev.leasehold.core.lease.Journal {
     final java.util.concurrent.atomic.AtomicInteger reads =
