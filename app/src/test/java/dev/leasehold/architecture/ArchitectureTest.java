@@ -78,7 +78,10 @@ class ArchitectureTest {
               "dev.leasehold.core.schedule..",
               "dev.leasehold.core.time..")
           .domainServices("dev.leasehold.core.store..")
-          .applicationServices("dev.leasehold.core.scheduler..", "dev.leasehold.core.exclusive..")
+          .applicationServices(
+              "dev.leasehold.core.scheduler..",
+              "dev.leasehold.core.exclusive..",
+              "dev.leasehold.core.check..")
           // every store adapter by pattern: a new one is covered without being listed here;
           // that adapters do not see each other is the slice rule noAdapterDependsOnAnother
           .adapter("stores", STORES)

@@ -43,4 +43,11 @@ class MariaDbBlackBoxIT extends SqlBlackBoxScenarios {
     RetryScenario.failedRunsAreRetriedOnceOnAnyReplicaAndNotifiedOnce(
         box, box.closeAfter(freshStore()));
   }
+
+  /** Heartbeat checks are the daemon's own code too: three replicas here, on one server. */
+  @Test
+  void aCheckPingedOnThreeReplicasIsMissedOnceNotRepeatedAndRecoversOnce() {
+    CheckScenario.aCheckPingedOnThreeReplicasIsMissedOnceAndRecoversOnce(
+        box, box.closeAfter(freshStore()));
+  }
 }

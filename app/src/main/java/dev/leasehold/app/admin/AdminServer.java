@@ -5,12 +5,17 @@ import dev.leasehold.app.audit.Actor;
 import dev.leasehold.app.audit.AuditEntry;
 import dev.leasehold.app.audit.AuditTrail;
 import dev.leasehold.app.config.AdminConfig;
+import dev.leasehold.app.config.CheckConfig;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.reload.ConfigReload;
+import dev.leasehold.app.report.CheckReport;
 import dev.leasehold.app.report.HistoryReport;
 import dev.leasehold.app.report.JobReport;
 import dev.leasehold.app.report.NodesReport;
 import dev.leasehold.app.report.StatusReport;
+import dev.leasehold.app.runner.FireTimes;
+import dev.leasehold.core.check.CheckJournal;
+import dev.leasehold.core.check.Ping;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.lease.LeaseNames;
@@ -34,6 +39,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +52,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /api/status}: the page's data, one JSON snapshot;
  *   <li>{@code GET /health}: 200 when the store answered recently, else 503;
  *   <li>{@code GET /metrics}: Prometheus text;
- *   <li>{@code GET /jobs}: the same JSON as {@code status --json};
+ *   <li>{@code GET /jobs}: the jobs' rows of {@code status --json};
+ *   <li>{@code GET /checks}: the heartbeat checks' rows of {@code status --json};
  *   <li>{@code GET /status[?format=json]}: what {@code status} (or {@code status --json}) prints
  *       from this daemon's file, with the file's identity in a header (see {@link #status});
  *   <li>{@code GET /history}: the same JSON as {@code history --json} (each run with its output),
@@ -59,6 +66,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /reload}: reads the configuration file again, like SIGHUP ({@link
  *       ConfigReload}); same token, same answers without it. 200 with the jobs added, removed and
  *       changed, else 400/422 with the one-line reason and nothing changed;
+ *   <li>{@code POST /ping/{name}} and {@code POST /ping/{name}/fail}: a heartbeat check's ping,
+ *       with the check's own {@code Authorization: Bearer <ping-key>} ({@link #ping});
  *   <li>{@code POST /jobs/{name}/pause[?reason=TEXT&stop_running=true]} and {@code POST
  *       /jobs/{name}/resume[?catch_up=true]}: like {@code pause} and {@code resume}, with the same
  *       token; 200 with the job's pause as JSON, 400 for a bad reason, 404 for an unknown job;
@@ -115,6 +124,7 @@ public final class AdminServer implements AutoCloseable {
   private final AllowedHosts hosts;
   private final AuthFailures failures = new AuthFailures(System::nanoTime);
   private AdminTransport transport;
+  private volatile Consumer<String> onPing = check -> {};
 
   /** Bound beyond loopback: reading needs the token too. */
   private final boolean exposed;
@@ -179,6 +189,10 @@ public final class AdminServer implements AutoCloseable {
             (r, p) -> AdminResponse.json(StatusReport.rows(jobsConfig(), store, clock.instant())))
         .get("/jobs/{name}", Access.OUTPUT, (r, p) -> job(p.get("name")))
         .get("/nodes", Access.READ, (r, p) -> nodes())
+        .get(
+            "/checks",
+            Access.READ,
+            (r, p) -> AdminResponse.json(CheckReport.rows(jobsConfig(), backend, clock.instant())))
         .get("/status", Access.READ, (r, p) -> status(r))
         .get("/history", Access.OUTPUT, (r, p) -> history(r.query()))
         .get("/audit", Access.OUTPUT, (r, p) -> audit(r.query(), false))
@@ -197,7 +211,9 @@ public final class AdminServer implements AutoCloseable {
             "/jobs/{name}/resume",
             Access.CHANGE,
             AuditEntry.RESUME,
-            (r, p) -> resume(p.get("name"), r));
+            (r, p) -> resume(p.get("name"), r))
+        .post("/ping/{name}", Access.PING, (r, p) -> ping(p.get("name"), false, r))
+        .post("/ping/{name}/fail", Access.PING, (r, p) -> ping(p.get("name"), true, r));
     if (reload != null) {
       routes.post("/reload", Access.CHANGE, AuditEntry.RELOAD, (r, p) -> reload());
     }
@@ -273,7 +289,8 @@ public final class AdminServer implements AutoCloseable {
     if (server.exposed && admin.token() == null) {
       log.warn(
           "admin endpoint listens on {} beyond loopback without admin.token: only /health"
-              + " answers there; set admin.token to use /metrics, /jobs and trigger",
+              + " and the checks' pings answer there; set admin.token to use /metrics, /jobs"
+              + " and trigger",
           address.getHostString());
     }
     return server;
@@ -382,7 +399,7 @@ public final class AdminServer implements AutoCloseable {
   /** The route's access checked, then its handler's answer. */
   private AdminResponse checkedAndAnswered(AdminRequest request, Routes.Match match) {
     Access access = match.route().access();
-    if (access == Access.CHANGE && crossOrigin(request)) {
+    if ((access == Access.CHANGE || access == Access.PING) && crossOrigin(request)) {
       return AdminResponse.text(403, "refused: the request comes from another origin\n");
     }
     boolean anyToken = config.admin().token() != null || config.admin().readToken() != null;
@@ -622,6 +639,68 @@ public final class AdminServer implements AutoCloseable {
       return null;
     }
     return value.substring(space + 1).strip();
+  }
+
+  /** Tells {@code listener} of each ping recorded here (the daemon's check watch looks at once). */
+  public void onPing(Consumer<String> listener) {
+    this.onPing = listener;
+  }
+
+  /**
+   * {@code POST /ping/{name}[/fail]}: records a ping of the check in the store. 404 for a check not
+   * configured; 401 with a {@code WWW-Authenticate: Bearer} challenge without the check's {@code
+   * ping-key} or with another one (compared in constant time, counted as a guess), 429 once this
+   * client guessed too often; 501 on a store without a journal; 200 with the check and the ping's
+   * time. No answer holds a key.
+   */
+  private AdminResponse ping(String name, boolean failed, AdminRequest request) {
+    Optional<CheckConfig> check = jobsConfig().check(name);
+    if (check.isEmpty()) {
+      return AdminResponse.text(404, "unknown check\n");
+    }
+    String given = bearer(request.header("Authorization").orElse(null));
+    if (given == null) {
+      return pingChallenge();
+    }
+    long wait = failures.blockedSeconds(request.client());
+    if (wait > 0) {
+      return AdminResponse.text(429, "too many wrong keys; try again in " + wait + " s\n")
+          .with("Retry-After", Long.toString(wait));
+    }
+    if (!sameDigest(given, check.get().pingKey())) {
+      failures.failed(request.client());
+      return pingChallenge();
+    }
+    failures.succeeded(request.client());
+    Optional<CheckJournal> journal = backend.journal().map(CheckJournal::new);
+    if (journal.isEmpty()) {
+      return AdminResponse.text(501, "this store keeps no journal: pings cannot be recorded\n");
+    }
+    Ping ping = journal.get().ping(name, failed, clock.instant());
+    log.info("check={} pinged{} over the admin endpoint", name, failed ? " (fail)" : "");
+    onPing.accept(name);
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("check", name);
+    body.put("ping", failed ? Ping.FAIL : Ping.OK);
+    body.put("at", FireTimes.format(ping.at()));
+    return AdminResponse.json(body);
+  }
+
+  private static AdminResponse pingChallenge() {
+    return AdminResponse.text(401, "a valid 'Authorization: Bearer <ping-key>' is required\n")
+        .with("WWW-Authenticate", "Bearer realm=\"leasehold-ping\"");
+  }
+
+  /** Equal texts, compared in constant time whatever their lengths (their SHA-256 digests). */
+  private static boolean sameDigest(String a, String b) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      byte[] da = sha.digest(a.getBytes(StandardCharsets.UTF_8));
+      byte[] db = sha.digest(b.getBytes(StandardCharsets.UTF_8));
+      return MessageDigest.isEqual(da, db);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private AdminResponse trigger(String job) {

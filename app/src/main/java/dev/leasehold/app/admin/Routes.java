@@ -28,7 +28,12 @@ final class Routes {
     /**
      * Changing state: always the admin token (the read token gets 403), never from another origin.
      */
-    CHANGE
+    CHANGE,
+    /**
+     * A heartbeat check's ping ({@code /ping/{name}}): the check's own {@code ping-key}, which the
+     * handler compares (the admin and read tokens are no ping keys); never from another origin.
+     */
+    PING
   }
 
   /** Answers a request; {@code params} holds the path's {@code {name}} parts, decoded. */

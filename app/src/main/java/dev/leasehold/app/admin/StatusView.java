@@ -3,6 +3,7 @@ package dev.leasehold.app.admin;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.config.JobConfig;
 import dev.leasehold.app.reload.ConfigReload;
+import dev.leasehold.app.report.CheckReport;
 import dev.leasehold.app.report.NodesReport;
 import dev.leasehold.app.report.StatusReport;
 import dev.leasehold.app.wiring.StoreWords;
@@ -58,6 +59,7 @@ final class StatusView {
   private final LeaseStore store;
   private final Optional<NodeRecords> nodeRecords;
   private final ExecutionLog history;
+  private final StoreBackend backend;
   private final StoreHealth health;
   private final boolean triggerEnabled;
 
@@ -84,6 +86,7 @@ final class StatusView {
     this.configs = configs;
     this.reload = reload;
     this.store = store.leaseStore();
+    this.backend = store;
     this.nodeRecords = store.nodeRecords();
     this.history = history;
     this.health = health;
@@ -124,6 +127,7 @@ final class StatusView {
     out.put("jobs", jobs(leases, recent, now));
     out.put("nodes", nodes(leases, recent));
     out.put("replicas", replicas);
+    out.put("checks", CheckReport.rows(config, backend, now));
     out.put("history", history(recent, job, outcome));
     out.put("reload", reload());
     return out;

@@ -58,6 +58,7 @@ public final class Cli implements Callable<Integer> {
     commands.put("reset", () -> new ResetCommand(context));
     commands.put("nodes", () -> new NodesCommand(context));
     commands.put("audit", () -> new AuditCommand(context));
+    commands.put("ping", () -> new PingCommand(context));
     // no lambda or method reference may name a picocli type: picocli is compiled for Java 5, and
     // the class-data archive keeps such a type only if nothing links it while the archive is made
     commands.put("help", () -> new CommandLine.HelpCommand());

@@ -68,8 +68,15 @@ final class ValidateCommand implements Callable<Integer> {
     context
         .out()
         .printf(
-            "%s: OK, %d job%s, node %s, store %s%n",
-            c.file(), c.jobs().size(), c.jobs().size() == 1 ? "" : "s", c.node(), store);
+            "%s: OK, %d job%s%s, node %s, store %s%n",
+            c.file(),
+            c.jobs().size(),
+            c.jobs().size() == 1 ? "" : "s",
+            c.checks().isEmpty()
+                ? ""
+                : ", " + c.checks().size() + " check" + (c.checks().size() == 1 ? "" : "s"),
+            c.node(),
+            store);
     return Cli.OK;
   }
 }

@@ -413,6 +413,15 @@ final class ConfigKeys {
   static final Key<String> TOP_JOBS =
       Key.of("jobs", Kind.SECTION_LIST, null, "The jobs, at least one.");
 
+  static final Key<String> TOP_CHECKS =
+      Key.of(
+          "checks",
+          Kind.SECTION_LIST,
+          "none",
+          "Heartbeat checks for jobs that run elsewhere: each expects a ping (POST"
+              + " /ping/{name}) once per period and notifies when none came within the period"
+              + " plus its grace.");
+
   static final List<Key<?>> TOP =
       List.of(
           NODE,
@@ -427,7 +436,8 @@ final class ConfigKeys {
           TOP_GROUPS,
           TOP_RETRY,
           TOP_CALENDARS,
-          TOP_JOBS);
+          TOP_JOBS,
+          TOP_CHECKS);
 
   static final List<Key<?>> GROUP = List.of(MAX_CONCURRENT);
 
@@ -736,6 +746,65 @@ final class ConfigKeys {
   /** An exclusion item gives exactly one of these (from with to, cron with for). */
   static final List<Key<?>> EXCLUSION_FORMS =
       List.of(EXCLUDE_FROM, EXCLUDE_DATES, EXCLUDE_CRON, EXCLUDE_ICS);
+
+  // checks
+
+  static final Key<String> CHECK_NAME =
+      Key.of(
+          "name",
+          Kind.TEXT,
+          null,
+          "The check's name, in /ping/{name}: [A-Za-z0-9._-], 1-100 characters, unique among"
+              + " the checks.");
+
+  static final Key<String> CHECK_EVERY =
+      Key.of("every", Kind.DURATION, null, "The period: a ping is expected this often.");
+
+  static final Key<String> CHECK_CRON =
+      Key.of(
+          "cron",
+          Kind.TEXT,
+          null,
+          "The job's own schedule, 5 or 6 fields in the check's zone: a ping is expected by the"
+              + " next cron time after the last one.");
+
+  static final Key<ZoneId> CHECK_ZONE =
+      Key.zone("zone", null, "top-level zone", "Zone of this check's cron.");
+
+  static final Key<Duration> CHECK_GRACE =
+      Key.duration(
+          "grace",
+          Duration.ofMinutes(5),
+          "How much later than its period a ping may come before the check is missed.");
+
+  static final Key<String> CHECK_PING_KEY =
+      Key.of(
+          "ping-key",
+          Kind.TEXT,
+          null,
+          "The secret a ping must carry (Authorization: Bearer), at least 16 characters; never"
+              + " shown, never passed to jobs. Use a placeholder.");
+
+  static final Key<String> CHECK_NOTIFY =
+      Key.of(
+          "notify",
+          Kind.SECTION,
+          "the top-level notify",
+          "Where the check's events go, as a job's notify; its on may list missed, recovered"
+              + " and failed.");
+
+  static final List<Key<?>> CHECK =
+      List.of(
+          CHECK_NAME,
+          CHECK_EVERY,
+          CHECK_CRON,
+          CHECK_ZONE,
+          CHECK_GRACE,
+          CHECK_PING_KEY,
+          CHECK_NOTIFY);
+
+  /** Exactly one of these per check. */
+  static final List<Key<?>> CHECK_SCHEDULES = List.of(CHECK_CRON, CHECK_EVERY);
 
   // notify
 

@@ -152,6 +152,9 @@ public final class ConfigLoader {
       }
     }
 
+    Optional<List<CheckConfig>> checks =
+        errors.read(
+            () -> new CheckReader(zone, notify).readAll(root.sections(ConfigKeys.TOP_CHECKS)));
     Optional<StoreSettings> store = errors.read(() -> store(root, jobList));
     Optional<HistoryRetention> history = errors.read(() -> history(root));
     Optional<AdminConfig> admin =
@@ -168,7 +171,8 @@ public final class ConfigLoader {
         admin.orElse(null),
         log.orElseThrow(),
         jobList,
-        groups);
+        groups,
+        checks.orElseThrow());
   }
 
   /** The {@code lease} section into {@code lease} (ttl, renew-every), when there is one. */

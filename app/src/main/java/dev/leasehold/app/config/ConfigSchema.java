@@ -76,6 +76,14 @@ public final class ConfigSchema {
         (ObjectNode) property(props, ConfigKeys.TOP_CALENDARS).get("additionalProperties");
     calendar.put("type", "array");
     section(calendar.putObject("items"), ConfigKeys.EXCLUSION);
+    ObjectNode check = (ObjectNode) property(props, ConfigKeys.TOP_CHECKS).get("items");
+    ObjectNode checkProps = section(check, ConfigKeys.CHECK);
+    check
+        .putArray("required")
+        .add(ConfigKeys.CHECK_NAME.name())
+        .add(ConfigKeys.CHECK_PING_KEY.name());
+    check.set("oneOf", exactlyOne(ConfigKeys.CHECK_SCHEDULES));
+    notify(property(checkProps, ConfigKeys.CHECK_NOTIFY));
     return root;
   }
 

@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param log logging format and level
  * @param jobs the jobs, in file order
  * @param groups the concurrency groups: name to max-concurrent
+ * @param checks the heartbeat checks, in file order
  */
 public record DaemonConfig(
     String file,
@@ -30,11 +31,28 @@ public record DaemonConfig(
     AdminConfig admin,
     LogConfig log,
     List<JobConfig> jobs,
-    Map<String, Integer> groups) {
+    Map<String, Integer> groups,
+    List<CheckConfig> checks) {
 
   public DaemonConfig {
     jobs = List.copyOf(jobs);
     groups = Map.copyOf(groups);
+    checks = List.copyOf(checks);
+  }
+
+  /** A configuration without heartbeat checks. */
+  public DaemonConfig(
+      String file,
+      String node,
+      String namespace,
+      Duration shutdownGrace,
+      StoreSettings store,
+      HistoryRetention history,
+      AdminConfig admin,
+      LogConfig log,
+      List<JobConfig> jobs,
+      Map<String, Integer> groups) {
+    this(file, node, namespace, shutdownGrace, store, history, admin, log, jobs, groups, List.of());
   }
 
   /** A configuration without concurrency groups. */
@@ -52,6 +70,10 @@ public record DaemonConfig(
 
   public Optional<JobConfig> job(String name) {
     return jobs.stream().filter(j -> j.name().equals(name)).findFirst();
+  }
+
+  public Optional<CheckConfig> check(String name) {
+    return checks.stream().filter(c -> c.name().equals(name)).findFirst();
   }
 
   public List<String> jobNames() {

@@ -319,8 +319,7 @@ final class JobReader {
   }
 
   /** The one of {@code keys} that {@code s} gives; an error when it gives none or several. */
-  private static Key<?> exactlyOne(Section s, List<Key<?>> keys, String what)
-      throws ConfigException {
+  static Key<?> exactlyOne(Section s, List<Key<?>> keys, String what) throws ConfigException {
     List<Key<?>> present = keys.stream().filter(s::has).toList();
     if (present.size() == 1) {
       return present.get(0);
@@ -332,7 +331,7 @@ final class JobReader {
         present.get(1), "two " + what + "s (" + names(present, " and ") + "); give exactly one");
   }
 
-  private static String names(List<Key<?>> keys, String separator) {
+  static String names(List<Key<?>> keys, String separator) {
     return String.join(separator, ConfigKeys.names(keys));
   }
 

@@ -17,6 +17,7 @@ public final class KeyPaths {
   public static final String LOG = ConfigKeys.TOP_LOG.name();
   public static final String GROUPS = ConfigKeys.TOP_GROUPS.name();
   public static final String JOBS = ConfigKeys.TOP_JOBS.name();
+  public static final String CHECKS = ConfigKeys.TOP_CHECKS.name();
 
   /** {@code jobs[i].notify}. */
   public static String jobNotify(int i) {

@@ -63,6 +63,7 @@ public final class Daemon {
   private volatile AdminServer admin;
   private volatile HistoryPruner pruner;
   private volatile NodePublisher publisher;
+  private volatile DaemonChecks checks;
   private volatile ConfigReload reloader;
   private volatile AuditTrail audit;
   private boolean reloadAfterStart;
@@ -133,6 +134,7 @@ public final class Daemon {
         scheduler = injector.getInstance(Scheduler.class);
         SchedulerThreads threads = injector.getInstance(SchedulerThreads.class);
         ConfigReload reload = injector.getInstance(ConfigReload.class);
+        checks = injector.getInstance(DaemonChecks.class);
         if (metrics.isPresent()) {
           admin =
               AdminServer.start(
@@ -144,6 +146,7 @@ public final class Daemon {
                   backend.executionLog(),
                   reload,
                   clock);
+          admin.onPing(checks::pinged);
         }
         StartupTrace.mark("scheduler built");
         scheduler.start();
@@ -181,6 +184,7 @@ public final class Daemon {
           publisher.onRead(new NodeMetrics(metrics.get().registry())::update);
         }
         publisher.start(threads.timer(), threads.workers());
+        checks.start(reload.current().checks(), backend, threads);
         startReloads(reload, trail);
         log.info(
             "started: {} jobs, store {}, node {} in {} ms",
@@ -196,6 +200,7 @@ public final class Daemon {
         }
         pruner.close();
         publisher.close();
+        checks.close();
         // the last runs' notifications being sent get up to 10 s more (a desk left by a stop is
         // taken over by another replica after the job's ttl)
         scheduler.stop(grace);

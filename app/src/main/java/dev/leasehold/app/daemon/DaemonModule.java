@@ -146,6 +146,7 @@ public final class DaemonModule extends AbstractModule {
       JobRunners runners,
       Optional<DaemonMetrics> metrics,
       Optional<Notifier> notifier,
+      DaemonChecks checks,
       Clock clock) {
     ConfigReload.Listener listener =
         new ConfigReload.Listener() {
@@ -153,6 +154,7 @@ public final class DaemonModule extends AbstractModule {
           public void applying(DaemonConfig next) {
             metrics.ifPresent(m -> m.jobsConfigured(next.jobs()));
             notifier.ifPresent(n -> n.jobs(notifiers(next)));
+            checks.reloaded(next);
           }
 
           @Override
@@ -173,6 +175,13 @@ public final class DaemonModule extends AbstractModule {
         listener,
         clock,
         notifier.isPresent());
+  }
+
+  /** The heartbeat checks: watched once the scheduler started, told of each reload. */
+  @Provides
+  @Singleton
+  DaemonChecks daemonChecks(DaemonConfig config, Clock clock) {
+    return new DaemonChecks(config, clock);
   }
 
   /** The scheduler's timer and workers, shared with the history pruner and the node publisher. */

@@ -7,6 +7,7 @@ import dev.leasehold.app.config.NotifyChannel;
 import dev.leasehold.app.config.NotifyConfig;
 import dev.leasehold.app.runner.FireTimes;
 import dev.leasehold.app.runner.HttpJobRunner;
+import dev.leasehold.core.check.CheckEvent;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.JobContext;
@@ -141,6 +142,61 @@ public final class Notifier implements Notices {
     String json = Redaction.scrub(eventJson(event, record));
     for (NotifyChannel channel : config.channels()) {
       deliver(config, channel, event, json, record);
+    }
+  }
+
+  /**
+   * Sends a heartbeat check's event to the check's notifier (this notifier's map is keyed by check
+   * names, see {@link CheckNotifier}) when its {@code on} lists the event; returns when it was sent
+   * or given up. The event is told as a job's: the check's name as {@code job}, the deadline or the
+   * ping's time as {@code firing}, {@code check: true} and the event's own identity as {@code id}.
+   */
+  void deliverCheck(CheckEvent event, String node) {
+    NotifyConfig config = byJob.get(event.check());
+    if (config == null || !config.on().contains(event.kind())) {
+      log.debug("check={} event={}: not sent (no notifier wants it)", event.check(), event.kind());
+      return;
+    }
+    ExecutionRecord record =
+        new ExecutionRecord(
+            event.check(),
+            event.at(),
+            node,
+            0,
+            TriggerKind.SCHEDULED,
+            event.lastPing() == null ? event.at() : event.lastPing(),
+            event.at(),
+            switch (event.kind()) {
+              case CheckEvent.MISSED -> Outcome.MISSED;
+              case CheckEvent.FAILED -> Outcome.FAILED;
+              default -> Outcome.SUCCEEDED;
+            },
+            null,
+            checkDetail(event),
+            null,
+            1);
+    ObjectNode json = (ObjectNode) readTree(eventJson(event.kind(), record));
+    json.put("id", "check:" + event.id());
+    json.put("check", true);
+    String text = Redaction.scrub(json.toString());
+    for (NotifyChannel channel : config.channels()) {
+      deliver(config, channel, event.kind(), text, record);
+    }
+  }
+
+  private static String checkDetail(CheckEvent event) {
+    return switch (event.kind()) {
+      case CheckEvent.MISSED -> "no ping since " + FireTimes.format(event.lastPing());
+      case CheckEvent.FAILED -> "the job reported a failure";
+      default -> "pinged again";
+    };
+  }
+
+  private static com.fasterxml.jackson.databind.JsonNode readTree(String json) {
+    try {
+      return JSON.readTree(json);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
     }
   }
 

@@ -46,10 +46,16 @@ public final class StatusReport {
    */
   public static String render(DaemonConfig config, StoreBackend store, Instant now, boolean json) {
     List<Map<String, Object>> rows = rows(config, store.leaseStore(), now);
+    List<Map<String, Object>> checks = CheckReport.rows(config, store, now);
     if (json) {
-      return Json.write(rows) + "\n";
+      List<Map<String, Object>> all = new java.util.ArrayList<>(rows);
+      all.addAll(checks);
+      return Json.write(all) + "\n";
     }
     StringBuilder out = new StringBuilder(TextTable.render(COLUMNS, forTable(rows)));
+    if (!checks.isEmpty()) {
+      out.append("\nchecks:\n").append(TextTable.render(CheckReport.COLUMNS, checks));
+    }
     if (store.nodeRecords().isPresent()) {
       Replicas replicas = Replicas.of(store.nodeRecords().get().nodes(), now);
       List<Map<String, Object>> nodes = NodesReport.rows(replicas);
@@ -80,6 +86,8 @@ public final class StatusReport {
     text.append(StoreWords.describe(config.store())).append('\n');
     text.append(config.namespace()).append('\n');
     config.jobs().forEach(job -> text.append(job.name()).append('\n'));
+    // a file without checks keeps the identity it always had
+    config.checks().forEach(c -> text.append("check ").append(c.definition()).append('\n'));
     java.util.Optional<String> token = token(config);
     if (token.isPresent()) {
       text.append(JobDigest.text(config.jobs()));

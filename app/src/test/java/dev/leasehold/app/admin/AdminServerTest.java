@@ -43,6 +43,10 @@ class AdminServerTest {
   private MemoryStoreType.Server store;
 
   private int start(String adminSection) throws Exception {
+    return start(adminSection, "");
+  }
+
+  private int start(String adminSection, String more) throws Exception {
     String name = "admin-" + UUID.randomUUID();
     store = MemoryStoreType.server(name);
     Path config = dir.resolve("admin.yaml");
@@ -53,7 +57,8 @@ class AdminServerTest {
             + "\n"
             + adminSection
             + "jobs:\n  - name: tick\n    every: 1s\n    command: [\"true\"]\n"
-            + "  - name: daily\n    cron: \"0 2 * * *\"\n    command: [\"true\"]\n");
+            + "  - name: daily\n    cron: \"0 2 * * *\"\n    command: [\"true\"]\n"
+            + more);
     daemon = new Daemon(PreparedConfig.load(config, Map.of(), StoreModules.discover()));
     running = CompletableFuture.supplyAsync(this::runDaemon);
     Poll.until("the admin endpoint listens", LIMIT, () -> daemon.adminPort().isPresent());
@@ -330,6 +335,85 @@ class AdminServerTest {
   }
 
   @Test
+  void aPingNeedsItsChecksOwnKeyAndNoAnswerHoldsAKey() throws Exception {
+    String key = "nas-scrub-ping-key-5f0c9a";
+    Path events = dir.resolve("events.log");
+    int port =
+        start(
+            "admin:\n  listen: 127.0.0.1:0\n  token: s3cret-admin-token-01\n",
+            "checks:\n  - name: nas-scrub\n    every: 1h\n    grace: 10m\n    ping-key: "
+                + key
+                + "\n    notify:\n      command: [\"sh\", \"-c\", \"cat >> "
+                + events
+                + "; echo >> "
+                + events
+                + "\"]\n");
+
+    assertUnauthorized(post(port, "/ping/nas-scrub", null));
+    assertUnauthorized(post(port, "/ping/nas-scrub", "Bearer short"));
+    assertUnauthorized(post(port, "/ping/nas-scrub", "Bearer " + key + "x"));
+    assertUnauthorized(post(port, "/ping/nas-scrub/fail", "Bearer " + key.substring(1)));
+    assertUnauthorized(post(port, "/ping/nas-scrub", "Bearer s3cret-admin-token-01"));
+    assertThat(post(port, "/ping/nas-scrub", "Bearer wrong").body())
+        .as("the challenge names the ping key")
+        .contains("Authorization: Bearer <ping-key>");
+    assertThat(post(port, "/ping/nope", "Bearer " + key).statusCode()).isEqualTo(404);
+    assertThat(get(port, "/ping/nas-scrub").statusCode()).isEqualTo(405);
+    assertThat(get(port, "/checks").body()).contains("\"state\" : \"new\"");
+
+    HttpResponse<String> ping = post(port, "/ping/nas-scrub", "bearer " + key);
+    assertThat(ping.statusCode()).isEqualTo(200);
+    assertThat(ping.body()).contains("\"check\" : \"nas-scrub\"", "\"ping\" : \"ok\"");
+    HttpResponse<String> fail = post(port, "/ping/nas-scrub/fail", "Bearer " + key);
+    assertThat(fail.statusCode()).isEqualTo(200);
+    assertThat(fail.body()).contains("\"ping\" : \"fail\"");
+
+    Poll.until(
+        "the fail ping's event reaches the notifier",
+        LIMIT,
+        () -> read(events).contains("\"event\":\"failed\""));
+    String sent = Files.readString(events);
+    assertThat(sent)
+        .contains("\"job\":\"nas-scrub\"", "\"check\":true", "\"id\":\"check:nas-scrub:failed:");
+    String checks = get(port, "/checks").body();
+    assertThat(checks).contains("\"state\" : \"failed\"", "\"next_deadline\"");
+    String status = get(port, "/status").body();
+    assertThat(status).contains("checks:", "nas-scrub", "failed");
+    for (String answer :
+        List.of(
+            sent,
+            checks,
+            status,
+            get(port, "/status?format=json").body(),
+            get(port, "/api/status").body(),
+            get(port, "/jobs").body(),
+            get(port, "/metrics").body())) {
+      assertThat(answer).doesNotContain(key);
+    }
+  }
+
+  @Test
+  void aPingFromAnotherOriginIsRefused() throws Exception {
+    String key = "nas-scrub-ping-key-5f0c9a";
+    int port =
+        start(
+            "admin:\n  listen: 127.0.0.1:0\n",
+            "checks:\n  - name: nas-scrub\n    every: 1h\n    ping-key: " + key + "\n");
+    HttpResponse<String> refused =
+        HTTP.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/ping/nas-scrub"))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .header("Authorization", "Bearer " + key)
+                .header("Origin", "http://evil.example")
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(refused.statusCode()).isEqualTo(403);
+    assertThat(post(port, "/ping/nas-scrub", "Bearer " + key).statusCode())
+        .as("no admin token needed: the ping key is the credential")
+        .isEqualTo(200);
+  }
+
+  @Test
   void triggerIsOffWithoutAToken() throws Exception {
     int port = start("admin:\n  listen: 127.0.0.1:0\n");
 
@@ -484,6 +568,14 @@ class AdminServerTest {
       return get(port, path).statusCode();
     } catch (Exception e) {
       return -1;
+    }
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.exists(file) ? Files.readString(file) : "";
+    } catch (java.io.IOException e) {
+      return "";
     }
   }
 

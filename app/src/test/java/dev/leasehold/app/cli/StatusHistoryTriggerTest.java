@@ -53,6 +53,52 @@ class StatusHistoryTriggerTest {
   }
 
   @Test
+  void pingRecordsInTheStoreAndStatusListsTheChecks() throws Exception {
+    String key = "scrub-ping-key-0c7f3e9a1d";
+    Files.writeString(
+        config,
+        Files.readString(config)
+            + "checks:\n  - name: nas-scrub\n    cron: \"0 3 * * SUN\"\n    grace: 6h\n"
+            + "    ping-key: ${SCRUB_KEY}\n"
+            + "  - name: router-backup\n    every: 1d\n    ping-key: router-key-0123456789ab\n");
+    cli.env("SCRUB_KEY", key);
+
+    CliHarness.Result ping = cli.run(args("ping", "nas-scrub"));
+    assertThat(ping.code()).as(ping.err()).isZero();
+    assertThat(ping.out()).startsWith("check 'nas-scrub' pinged at 20");
+    CliHarness.Result fail = cli.run(args("ping", "nas-scrub", "--fail"));
+    assertThat(fail.code()).as(fail.err()).isZero();
+    assertThat(fail.out()).contains("pinged (fail) at");
+    CliHarness.Result unknown = cli.run(args("ping", "nope"));
+    assertThat(unknown.code()).isEqualTo(2);
+    assertThat(unknown.errLines())
+        .singleElement()
+        .asString()
+        .contains("checks: unknown check 'nope'; known: nas-scrub, router-backup");
+
+    CliHarness.Result status = cli.run(args("status", "--from-store"));
+    assertThat(status.code()).as(status.err()).isZero();
+    String checks = status.out().substring(status.out().indexOf("checks:"));
+    assertThat(checks.lines().filter(l -> l.startsWith("nas-scrub")).findFirst().orElseThrow())
+        .contains("failed", "6h");
+    assertThat(checks.lines().filter(l -> l.startsWith("router-backup")).findFirst().orElseThrow())
+        .contains("new", "every 24h");
+
+    CliHarness.Result json = cli.run(args("status", "--json", "--from-store"));
+    JsonNode rows = JSON.readTree(json.out());
+    assertThat(rows).hasSize(4);
+    assertThat(rows.get(0).has("kind")).as("a job's object is as it was").isFalse();
+    assertThat(rows.get(2).get("kind").asText()).isEqualTo("check");
+    assertThat(rows.get(2).get("name").asText()).isEqualTo("nas-scrub");
+    assertThat(rows.get(2).get("state").asText()).isEqualTo("failed");
+    assertThat(rows.get(2).get("next_deadline").asText()).endsWith("Z");
+    assertThat(rows.get(3).get("last_ping").isNull()).isTrue();
+    for (CliHarness.Result r : List.of(ping, fail, unknown, status, json)) {
+      assertThat(r.out() + r.err()).doesNotContain(key).doesNotContain("router-key-0123456789ab");
+    }
+  }
+
+  @Test
   void triggerExitsWithTheJobsOutcome() {
     CliHarness.Result ok = cli.run(args("trigger", "ok", "--here"));
     assertThat(ok.code()).isZero();

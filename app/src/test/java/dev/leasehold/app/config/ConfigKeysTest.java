@@ -30,6 +30,7 @@ class ConfigKeysTest {
           ConfigKeys.LOG,
           ConfigKeys.GROUP,
           ConfigKeys.JOB,
+          ConfigKeys.CHECK,
           ConfigKeys.RETRY,
           ConfigKeys.NOTIFY,
           ConfigKeys.NTFY,
@@ -69,6 +70,7 @@ class ConfigKeysTest {
         .containsAll(ConfigKeys.COMMAND_ONLY);
     assertThat(ConfigKeys.NOTIFY).containsAll(ConfigKeys.NOTIFIERS);
     assertThat(ConfigKeys.EXCLUSION).containsAll(ConfigKeys.EXCLUSION_FORMS);
+    assertThat(ConfigKeys.CHECK).containsAll(ConfigKeys.CHECK_SCHEDULES);
   }
 
   @Test

@@ -30,6 +30,39 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aChecksPingKeyIsASecretNoJobInheritsAndItsNotifierComesFromTheTopLevel() throws Exception {
+    String key = "ping-key-from-env-4c2a9e71";
+    DaemonConfig c =
+        load(
+            "zone: Asia/Shanghai\n"
+                + "notify: {command: [\"true\"], on: [failed, succeeded, started]}\n"
+                + "jobs:\n  - name: a\n    every: 1s\n    command: [\"true\"]\n"
+                + "checks:\n  - name: nas-scrub\n    cron: \"0 3 * * SUN\"\n    grace: 6h\n"
+                + "    ping-key: ${SCRUB_KEY}\n"
+                + "  - name: router\n    every: 1d\n    ping-key: router-key-0123456789\n"
+                + "    notify: {}\n",
+            Map.of("SCRUB_KEY", key));
+
+    CheckConfig scrub = c.check("nas-scrub").orElseThrow();
+    assertThat(scrub.pingKey()).isEqualTo(key);
+    assertThat(scrub.definition().grace()).isEqualTo(Duration.ofHours(6));
+    assertThat(scrub.definition().describe()).isEqualTo("cron \"0 3 * * SUN\" Asia/Shanghai");
+    assertThat(scrub.notifier().on())
+        .as("the top-level notifier, with the events a check makes")
+        .containsExactly("failed");
+    assertThat(c.check("router").orElseThrow().definition().grace())
+        .as("the default grace")
+        .isEqualTo(Duration.ofMinutes(5));
+    assertThat(c.check("router").orElseThrow().notifier()).as("notify: {}").isNull();
+    assertThat(scrub.toString()).doesNotContain(key);
+
+    Map<String, String> env = new java.util.HashMap<>(Map.of("SCRUB_KEY", key, "PATH", "/bin"));
+    dev.leasehold.app.runner.InheritedEnvironment.withholdSecrets(env);
+    assertThat(env).as("what a job or notifier inherits").containsOnlyKeys("PATH");
+    assertThat(dev.leasehold.core.store.Redaction.scrub("key " + key)).doesNotContain(key);
+  }
+
+  @Test
   void defaultsApplyWhenTheFileSaysLittle() throws Exception {
     DaemonConfig c = load("jobs:\n  - name: a\n    every: 1s\n    command: [\"true\"]\n", Map.of());
 

@@ -42,7 +42,8 @@ class ConfigReferenceTest {
         Arguments.of("## `log`", "", ConfigKeys.LOG),
         Arguments.of("## `groups`", "groups.<name>.", ConfigKeys.GROUP),
         Arguments.of("## `jobs[]`", "", ConfigKeys.JOB),
-        Arguments.of("### Exclusion windows, `start` and `end`", "", ConfigKeys.EXCLUSION));
+        Arguments.of("### Exclusion windows, `start` and `end`", "", ConfigKeys.EXCLUSION),
+        Arguments.of("## `checks[]`", "", ConfigKeys.CHECK));
   }
 
   @ParameterizedTest(name = "{0}")

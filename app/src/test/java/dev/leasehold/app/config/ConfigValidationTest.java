@@ -443,8 +443,71 @@ class ConfigValidationTest {
             "notify without a notifier",
             "notify:\n  on: [failed]\njobs:\n" + GOOD_JOB,
             "notify",
-            "no notifier; give command or http"));
+            "no notifier; give command or http"),
+        bad(
+            "two checks of one name",
+            "jobs:\n" + GOOD_JOB + "checks:\n" + CHECK + CHECK,
+            "checks[1].name",
+            "duplicate check name 'nas-scrub' (also checks[0])"),
+        bad(
+            "a check without a period",
+            "jobs:\n" + GOOD_JOB + "checks:\n  - name: c\n    ping-key: " + KEY + "\n",
+            "checks[0]",
+            "no period; give one of cron, every"),
+        bad(
+            "a check with both every and cron",
+            "jobs:\n"
+                + GOOD_JOB
+                + "checks:\n  - name: c\n    every: 1h\n    cron: \"0 3 * * *\"\n"
+                + "    ping-key: "
+                + KEY
+                + "\n",
+            "checks[0].every",
+            "two periods (cron and every); give exactly one"),
+        bad(
+            "a check's ping key too short",
+            "jobs:\n"
+                + GOOD_JOB
+                + "checks:\n  - name: c\n    every: 1h\n    ping-key: s3cr3t-short\n",
+            "checks[0].ping-key",
+            "too short to resist guessing (12 characters); use at least 16"),
+        bad(
+            "a check without a ping key",
+            "jobs:\n" + GOOD_JOB + "checks:\n  - name: c\n    every: 1h\n",
+            "checks[0].ping-key",
+            "required"),
+        bad(
+            "a check notified of an event checks do not make",
+            "jobs:\n"
+                + GOOD_JOB
+                + "checks:\n  - name: c\n    every: 1h\n    ping-key: "
+                + KEY
+                + "\n    notify: {command: [\"true\"], on: [missed, succeeded]}\n",
+            "checks[0].notify.on",
+            "unknown event 'succeeded' for a check; expected failed, missed, recovered"),
+        bad(
+            "a check's bad cron",
+            "jobs:\n"
+                + GOOD_JOB
+                + "checks:\n  - name: c\n    cron: \"0 3 * *\"\n    ping-key: "
+                + KEY
+                + "\n",
+            "checks[0].cron",
+            ""),
+        bad(
+            "a check's unknown key",
+            "jobs:\n"
+                + GOOD_JOB
+                + "checks:\n  - name: c\n    every: 1h\n    grac: 5m\n    ping-key: "
+                + KEY
+                + "\n",
+            "checks[0].grac",
+            "did you mean 'grace'"));
   }
+
+  private static final String KEY = "9f2c1e7a5b3d4c6e8f0a1b2c";
+  private static final String CHECK =
+      "  - name: nas-scrub\n    every: 1d\n    grace: 2h\n    ping-key: " + KEY + "\n";
 
   private static Arguments bad(String title, String yaml, String where, String problem) {
     return Arguments.of(title, yaml, where, problem);
@@ -530,6 +593,29 @@ class ConfigValidationTest {
       assertThat(result.code()).isEqualTo(2);
       assertThat(result.errLines()).containsExactly(file + ": no such file");
     }
+  }
+
+  @Test
+  void aGoodCheckValidatesAndItsPingKeyIsShownNowhere() throws IOException {
+    Path file = dir.resolve("good.yaml");
+    Files.writeString(
+        file,
+        withIsolatedStore(
+            "jobs:\n"
+                + GOOD_JOB
+                + "checks:\n"
+                + CHECK
+                + "  - name: router-backup\n    cron: \"0 4 * * 1\"\n    ping-key: \"${ROUTER_KEY}\"\n"
+                + "    notify: {command: [\"true\"], on: [missed]}\n"));
+    CliHarness.Result result =
+        new CliHarness()
+            .env("ROUTER_KEY", "router-key-0123456789abcdef")
+            .run("validate", "--config", file.toString());
+    assertThat(result.code()).as(result.err()).isZero();
+    assertThat(result.out()).startsWith(file + ": OK, 1 job, 2 checks");
+    assertThat(result.out() + result.err())
+        .doesNotContain(KEY)
+        .doesNotContain("router-key-0123456789abcdef");
   }
 
   @Test

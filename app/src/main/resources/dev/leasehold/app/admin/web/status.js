@@ -11,8 +11,8 @@ var SYMBOLS = {
   'paused': '\u23f8'
 };
 
-var SECTIONS = [renderHeader, renderProblems, renderJobs, renderReplicas, renderNodes, renderHistory,
-  renderAudit];
+var SECTIONS = [renderHeader, renderProblems, renderJobs, renderChecks, renderReplicas, renderNodes,
+  renderHistory, renderAudit];
 
 /** An element with optional attributes and children (strings become text nodes). */
 function el(tag, attrs, children) {
@@ -104,6 +104,21 @@ function renderJobs(s) {
       row.appendChild(el('td', {}, [button, ' ', steer]));
     }
     return row;
+  }));
+}
+
+function renderChecks(s) {
+  var checks = s.checks || [];
+  byId('checks-section').hidden = checks.length === 0;
+  fill(document.querySelector('#checks tbody'), checks.map(function (c) {
+    return el('tr', {'class': 'state-' + c.state}, [
+      el('th', {scope: 'row', text: c.name}),
+      el('td', {text: c.schedule}),
+      el('td', {text: c.grace}),
+      el('td', {text: c.state}),
+      el('td', {text: c.last_ping || 'never'}),
+      el('td', {text: c.next_deadline || '-'})
+    ]);
   }));
 }
 
