@@ -45,12 +45,14 @@ final class HistoryScenarios {
    */
   static void prunedWhileClaimsGoOnOutputKeptAndFailuresNotifiedOnce(
       BlackBox box, SqlTestStore store) throws Exception {
-    try (Receiver receiver = new Receiver()) {
-      scenario(box, store, receiver);
+    try (Receiver receiver = new Receiver();
+        ChannelReceivers phones = new ChannelReceivers()) {
+      scenario(box, store, receiver, phones);
     }
   }
 
-  private static void scenario(BlackBox box, SqlTestStore store, Receiver receiver)
+  private static void scenario(
+      BlackBox box, SqlTestStore store, Receiver receiver, ChannelReceivers phones)
       throws Exception {
     Path ledger = box.dir().resolve("ledger");
     String job =
@@ -61,12 +63,20 @@ final class HistoryScenarios {
                     + "\" >> \""
                     + ledger
                     + "\"; echo \"tick $LEASEHOLD_FENCE\"; echo \"warned by $LEASEHOLD_NODE\" >&2");
+    // 25 KB on stdout, then the one line that matters on stderr: every notice must keep it
     String failing =
         "name: checkin\nevery: 2s\n"
-            + Configs.shell("echo \"push failed\" >&2; exit 3")
+            + Configs.shell(
+                "yes "
+                    + "x".repeat(99)
+                    + " | head -n 250;"
+                    + " echo \"boom at $LEASEHOLD_FIRE_TIME\" >&2; exit 3")
             + "\nnotify:\n  http:\n    url: "
             + receiver.url()
-            + "\n  on: [failed, missed, recovered]";
+            + "\n    body: '{\"event\": \"{{event}}\", \"firing\": \"{{firing}}\","
+            + " \"node\": \"{{node}}\", \"output\": \"{{output}}\"}'\n"
+            + phones.notifyYaml("{{job}} {{event}} {{firing}}\\n{{output}}")
+            + "  on: [failed, missed, recovered]";
     String yaml = store.yaml() + "history:\n  keep: 30d\n  max-per-job: " + MAX_PER_JOB + "\n";
     // the group and jitter scenario shares these daemons and this store
     GroupJitterScenario.Jobs grouped = GroupJitterScenario.jobs(box.dir());
@@ -150,6 +160,35 @@ final class HistoryScenarios {
     assertThat(receiver.senders())
         .as("the replicas that sent them")
         .isSubsetOf("bb-a", "bb-b", "bb-c");
+    assertThat(receiver.outputs())
+        .as("the templated hook's output ends with the error line, after 25 KB of stdout")
+        .allSatisfy(o -> assertThat(o).containsPattern("\\[stderr] boom at \\S+\\s*$"));
+    for (Map.Entry<String, List<String>> channel :
+        Map.of("ntfy", phones.ntfy(), "telegram", phones.telegram(), "email", phones.mails())
+            .entrySet()) {
+      assertThat(
+              ChannelReceivers.firstLines(channel.getValue()).stream()
+                  .map(l -> firingOf(l, channel.getKey()))
+                  .toList())
+          .as("%s: one message per failed firing, none twice, none for another", channel.getKey())
+          .containsExactlyInAnyOrderElementsOf(failed);
+      assertThat(channel.getValue())
+          .as("%s: every message ends with the run's error line", channel.getKey())
+          .allSatisfy(m -> assertThat(m.strip()).containsPattern("boom at \\S+$"));
+    }
+    assertThat(daemons)
+        .as("the Telegram bot token is in no daemon's log")
+        .noneMatch(d -> d.logged(ChannelReceivers.BOT_TOKEN.substring(7)));
+  }
+
+  /** The firing named by a message's first line, {@code checkin failed FIRING}. */
+  private static String firingOf(String firstLine, String channel) {
+    String[] words = firstLine.split(" ");
+    assertThat(words)
+        .as("%s message's first line: %s", channel, firstLine)
+        .hasSize(3)
+        .startsWith("checkin", "failed");
+    return Instant.parse(words[2]).toString();
   }
 
   private static Path config(BlackBox box, String node, String store, List<String> jobs) {
@@ -204,6 +243,11 @@ final class HistoryScenarios {
     List<String> firings() {
       assertThat(events).allSatisfy(e -> assertThat(e.get("event").asText()).isEqualTo("failed"));
       return events.stream().map(e -> Instant.parse(e.get("firing").asText()).toString()).toList();
+    }
+
+    /** The output of every event received. */
+    List<String> outputs() {
+      return events.stream().map(e -> e.get("output").asText()).toList();
     }
 
     Set<String> senders() {
