@@ -2,6 +2,7 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
@@ -146,7 +147,7 @@ final class TriggerRequests {
       JobDefinition job = slot.job;
       ManualRun run =
           ManualRun.onWorkers(
-              r.at(),
+              r,
               parts.workers(),
               lease -> take(r, job, lease),
               record -> record.withDetail(r.runDetail(record.detail())));
@@ -181,6 +182,16 @@ final class TriggerRequests {
                 : now.isAfter(request.until())
                     ? "no longer open (until " + request.until() + ")"
                     : null;
+    String later = null;
+    if (gone == null && request.kind() == TriggerKind.BACKFILL) {
+      Backfills.Verdict verdict = Backfills.judge(request, job, rows, parts, executionLog);
+      gone = verdict.gone();
+      later = verdict.later();
+    }
+    if (later != null) {
+      log.debug("backfill request {} of job={} waits: {}", request.id(), job.name(), later);
+      return false;
+    }
     if (gone != null || !slots.read(slots::accepting)) {
       if (gone != null) {
         owner.execute(() -> handled(request.id()));
