@@ -30,6 +30,7 @@ class ConfigKeysTest {
           ConfigKeys.LOG,
           ConfigKeys.GROUP,
           ConfigKeys.JOB,
+          ConfigKeys.AFTER,
           ConfigKeys.RETRY,
           ConfigKeys.NOTIFY,
           ConfigKeys.NTFY,

@@ -41,7 +41,8 @@ class ConfigReferenceTest {
         Arguments.of("## `retry`", "", ConfigKeys.RETRY),
         Arguments.of("## `log`", "", ConfigKeys.LOG),
         Arguments.of("## `groups`", "groups.<name>.", ConfigKeys.GROUP),
-        Arguments.of("## `jobs[]`", "", ConfigKeys.JOB));
+        Arguments.of("## `jobs[]`", "", ConfigKeys.JOB),
+        Arguments.of("### `jobs[].after`", "", ConfigKeys.AFTER));
   }
 
   @ParameterizedTest(name = "{0}")
