@@ -19,6 +19,7 @@ import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.schedule.Schedule;
 import dev.leasehold.core.scheduler.BackfillRule;
 import dev.leasehold.core.scheduler.JobPolicy;
+import dev.leasehold.core.scheduler.Scheduler;
 import dev.leasehold.core.scheduler.TriggerRequest;
 import dev.leasehold.core.store.StoreBackend;
 import java.time.DateTimeException;
@@ -105,7 +106,10 @@ final class BackfillCommand implements Callable<Integer> {
 
   @Option(
       names = "--here",
-      description = "Run the firings in this process (not available yet: refused with exit 2).")
+      description = {
+        "Run the firings in this process (as node <node>/cli), one at a time, under the job's",
+        "lease, with the same checks as a daemon; whether or not a daemon is alive."
+      })
   boolean here;
 
   @Option(
@@ -157,9 +161,8 @@ final class BackfillCommand implements Callable<Integer> {
   }
 
   private Duration options() {
-    if (here) {
-      throw new ParameterException(
-          spec.commandLine(), "--here is not available for backfill yet; run it without --here");
+    if (here && noWait) {
+      throw new ParameterException(spec.commandLine(), "--here and --no-wait do not go together");
     }
     if (maxParallel < 1 || maxParallel > NO_WAIT_MAX) {
       throw new ParameterException(spec.commandLine(), "--max-parallel must be from 1 to 100");
@@ -228,6 +231,12 @@ final class BackfillCommand implements Callable<Integer> {
         todo.add(f);
       }
     }
+    if (here) {
+      try (Scheduler scheduler = DaemonModule.oneShotScheduler(c, backend, context.clock())) {
+        context.shutdown().onShutdown(() -> scheduler.stop(Duration.ofSeconds(10)));
+        return finish(all, loop(c, history, todo, open, scheduler));
+      }
+    }
     if (!todo.isEmpty() && !aDaemonIsAlive(backend)) {
       return Cli.FAILURE;
     }
@@ -248,27 +257,52 @@ final class BackfillCommand implements Callable<Integer> {
       context.out().printf("backfill %s: %d firings requested%n", job, todo.size());
       return Cli.OK;
     }
+    return finish(all, loop(c, history, todo, open, null));
+  }
+
+  /**
+   * Requests the firings oldest first, at most {@code --max-parallel} open (one with {@code here},
+   * which takes each itself), until each ended; false when interrupted.
+   */
+  private boolean loop(
+      DaemonConfig c, ExecutionLog history, Deque<Firing> todo, Duration open, Scheduler here) {
     List<Firing> inFlight = new ArrayList<>();
+    int parallel = here == null ? maxParallel : 1;
     while (!todo.isEmpty() || !inFlight.isEmpty()) {
-      while (inFlight.size() < maxParallel && !todo.isEmpty()) {
+      while (inFlight.size() < parallel && !todo.isEmpty()) {
         Firing f = todo.removeFirst();
         request(c, history, f, open);
         inFlight.add(f);
       }
       try {
+        if (here != null) {
+          Firing f = inFlight.get(0);
+          Optional<ExecutionRecord> ran = here.takeHere(f.request);
+          if (ran.isPresent()) {
+            ended(f, ran.get());
+            inFlight.remove(f);
+          }
+        }
         look(history, inFlight);
       } catch (RuntimeException e) {
-        // a store that does not answer now: read again at the next poll
+        // a store that does not answer now (or a lease answered too late): try again
       }
       if (!inFlight.isEmpty()) {
         try {
-          Thread.sleep(TriggerCommand.POLL.toMillis());
+          Thread.sleep(here == null ? TriggerCommand.POLL.toMillis() : 1000);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
           context.err().println("leasehold: stopped waiting; open requests stay in the store");
-          return Cli.FAILURE;
+          return false;
         }
       }
+    }
+    return true;
+  }
+
+  private int finish(List<Firing> all, boolean completed) {
+    if (!completed) {
+      return Cli.FAILURE;
     }
     long ok = all.stream().filter(f -> f.ok).count();
     context
@@ -300,16 +334,7 @@ final class BackfillCommand implements Callable<Integer> {
       Firing f = it.next();
       Optional<ExecutionRecord> run = f.request.runIn(rows);
       if (run.isPresent()) {
-        ExecutionRecord r = run.get();
-        done(
-            f,
-            r.outcome() == Outcome.SUCCEEDED,
-            r.outcome().label()
-                + " on "
-                + r.node()
-                + ", fence "
-                + r.fence()
-                + (r.exitCode() == null ? "" : " (exit code " + r.exitCode() + ")"));
+        ended(f, run.get());
         it.remove();
       } else if (rows.stream()
           .anyMatch(r -> r.fireTime().equals(f.at) && r.outcome() == Outcome.SUCCEEDED)) {
@@ -325,6 +350,18 @@ final class BackfillCommand implements Callable<Integer> {
         }
       }
     }
+  }
+
+  private void ended(Firing f, ExecutionRecord r) {
+    done(
+        f,
+        r.outcome() == Outcome.SUCCEEDED,
+        r.outcome().label()
+            + " on "
+            + r.node()
+            + ", fence "
+            + r.fence()
+            + (r.exitCode() == null ? "" : " (exit code " + r.exitCode() + ")"));
   }
 
   private void done(Firing f, boolean ok, String result) {

@@ -68,6 +68,16 @@ final class ManualRun {
   }
 
   /**
+   * A run of {@code request} whose steps the calling thread performs, waiting in {@link #await}.
+   */
+  static ManualRun onCallingThread(
+      TriggerRequest request, Take take, UnaryOperator<ExecutionRecord> row) {
+    BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+    return new ManualRun(
+        request.at(), request.kind(), request.upstreamFence(), take, row, tasks, tasks::add);
+  }
+
+  /**
    * A run of {@code request} on the workers; {@code take} decides under the lease, {@code row}
    * amends its record.
    */

@@ -71,7 +71,11 @@ final class TriggerRequests {
     this.owner = slots.owner();
   }
 
+  /** Starts polling, unless this scheduler takes no requests ({@code every} null). */
   void start() {
+    if (every == null) {
+      return;
+    }
     owner.run(() -> schedule(Duration.ZERO));
   }
 
@@ -149,7 +153,7 @@ final class TriggerRequests {
           ManualRun.onWorkers(
               r,
               parts.workers(),
-              lease -> take(r, job, lease),
+              lease -> take(r, job, lease, false),
               record -> record.withDetail(r.runDetail(record.detail())));
       run.result()
           .whenComplete(
@@ -167,10 +171,27 @@ final class TriggerRequests {
   }
 
   /**
+   * Takes {@code request} in the calling thread ({@code backfill --here}): through the job's slot,
+   * under its lease, with the same checks as a daemon's take; its record, or empty when it was not
+   * taken (the lease held elsewhere, the job busy here, or the checks said no).
+   */
+  Optional<ExecutionRecord> takeHere(TriggerRequest request) {
+    JobSlot slot = slots.read(() -> slots.get(request.job()));
+    JobDefinition job = slots.read(() -> slot.job);
+    ManualRun run =
+        ManualRun.onCallingThread(
+            request,
+            lease -> take(request, job, lease, true),
+            record -> record.withDetail(request.runDetail(record.detail())));
+    owner.execute(() -> feed.apply(slot, new SlotMachine.Trigger(run)));
+    return run.await();
+  }
+
+  /**
    * On the run's worker, under the job's lease: reads the queue again; unless the request was
    * taken, left the rows read or closed meanwhile, writes its taken row.
    */
-  private boolean take(TriggerRequest request, JobDefinition job, Lease lease) {
+  private boolean take(TriggerRequest request, JobDefinition job, Lease lease, boolean here) {
     List<ExecutionRecord> rows = executionLog.recent(TriggerRequest.QUEUE, ROWS);
     Optional<ExecutionRecord> taken = request.takenIn(rows);
     Instant now = parts.clock().instant();
@@ -192,7 +213,7 @@ final class TriggerRequests {
       log.debug("backfill request {} of job={} waits: {}", request.id(), job.name(), later);
       return false;
     }
-    if (gone != null || !slots.read(slots::accepting)) {
+    if (gone != null || (!here && !slots.read(slots::accepting))) {
       if (gone != null) {
         owner.execute(() -> handled(request.id()));
         log.debug("trigger request {} of job={}: {}", request.id(), job.name(), gone);

@@ -1,0 +1,134 @@
+package dev.leasehold.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.leasehold.app.testing.CliHarness;
+import dev.leasehold.app.testing.MemoryStoreType;
+import dev.leasehold.app.testing.Poll;
+import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.TriggerKind;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code backfill} through the real entry point against the in-memory store: the firings go to a
+ * daemon ({@code run} in this JVM) or, with {@code --here}, run in the command; a repeat runs only
+ * what has not succeeded; bad ranges exit 2.
+ */
+class BackfillCommandTest {
+  private static final Duration LIMIT = Duration.ofSeconds(60);
+
+  @TempDir Path dir;
+  private final String name = "backfill-" + UUID.randomUUID();
+  private final MemoryStoreType.Server server = MemoryStoreType.server(name);
+  private final CliHarness daemon = new CliHarness();
+  private final CliHarness cli = new CliHarness();
+  private CompletableFuture<CliHarness.Result> running;
+
+  /** A whole hour, well in the past: every firing of it is past the schedule's grace. */
+  private final Instant hour =
+      Instant.now().truncatedTo(ChronoUnit.HOURS).minus(Duration.ofHours(3));
+
+  @AfterEach
+  void stopDaemon() throws Exception {
+    if (running != null) {
+      daemon.sendShutdown();
+      assertThat(running.get(LIMIT.toSeconds(), TimeUnit.SECONDS).code()).isZero();
+    }
+  }
+
+  private Path config(String node) throws Exception {
+    Path file = dir.resolve(node + ".yaml");
+    Files.writeString(
+        file,
+        "node: "
+            + node
+            + "\nstore:\n  type: memory\n  url: memory:"
+            + name
+            + "\njobs:\n"
+            + "  - name: etl\n    every: 10m\n    command: [\"sh\", \"-c\", \"echo $LEASEHOLD_FIRE_TIME\"]\n"
+            + "  - name: load\n    after: etl\n    command: [\"true\"]\n");
+    return file;
+  }
+
+  private CliHarness.Result backfill(Instant from, Instant to, String... more) throws Exception {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of(
+                "backfill",
+                "etl",
+                "--config",
+                config("ops").toString(),
+                "--from",
+                from.toString(),
+                "--to",
+                to.toString()));
+    args.addAll(List.of(more));
+    return cli.run(args.toArray(String[]::new));
+  }
+
+  private List<ExecutionRecord> backfilled() {
+    return server.history.recent("etl", 100).stream()
+        .filter(r -> r.trigger() == TriggerKind.BACKFILL)
+        .toList();
+  }
+
+  @Test
+  void aDaemonRunsEachFiringOnceAndARepeatOnlyTheNewOnes() throws Exception {
+    Path config = config("replica-1");
+    running = CompletableFuture.supplyAsync(() -> daemon.run("run", "--config", config.toString()));
+    Poll.until("the daemon's node record", LIMIT, () -> !server.leases.client().nodes().isEmpty());
+
+    Instant from = hour.plus(Duration.ofMinutes(20));
+    CliHarness.Result first =
+        backfill(from, from.plus(Duration.ofMinutes(30)), "--max-parallel", "2");
+    assertThat(first.code()).as(first.err()).isZero();
+    assertThat(first.out().lines().toList())
+        .hasSize(4)
+        .last()
+        .asString()
+        .contains("3 firings, 3 succeeded, 0 not");
+    assertThat(first.out()).contains("on replica-1");
+    assertThat(backfilled())
+        .extracting(ExecutionRecord::fireTime)
+        .containsExactlyInAnyOrder(
+            from, from.plus(Duration.ofMinutes(10)), from.plus(Duration.ofMinutes(20)));
+    Poll.until("load after each", LIMIT, () -> server.history.recent("load", 10).size() == 3);
+
+    CliHarness.Result wider = backfill(hour, from.plus(Duration.ofMinutes(30)));
+    assertThat(wider.code()).as(wider.err()).isZero();
+    assertThat(wider.out()).contains("already succeeded").contains("5 firings, 5 succeeded");
+    assertThat(backfilled())
+        .hasSize(5)
+        .extracting(ExecutionRecord::fireTime)
+        .doesNotHaveDuplicates();
+  }
+
+  @Test
+  void hereRunsTheFiringsInTheCommandWithNoDaemon() throws Exception {
+    CliHarness.Result r =
+        backfill(hour, hour.plus(Duration.ofMinutes(20)), "--here", "--timeout", "5s");
+    assertThat(r.code()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).contains("on ops/cli").contains("2 firings, 2 succeeded");
+    assertThat(backfilled()).extracting(ExecutionRecord::node).containsOnly("ops/cli");
+  }
+
+  @Test
+  void aBadRangeExits2() throws Exception {
+    assertThat(backfill(hour, hour).code()).isEqualTo(2);
+    CliHarness.Result many = backfill(hour, hour.plus(Duration.ofHours(2)), "--limit", "5");
+    assertThat(many.code()).isEqualTo(2);
+    assertThat(many.err()).contains("more than --limit 5 firings");
+    assertThat(server.history.recent("_leasehold.requests", 10)).isEmpty();
+  }
+}
