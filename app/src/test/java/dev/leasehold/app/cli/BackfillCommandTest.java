@@ -2,11 +2,16 @@ package dev.leasehold.app.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.leasehold.app.runner.FireTimes;
 import dev.leasehold.app.testing.CliHarness;
 import dev.leasehold.app.testing.MemoryStoreType;
 import dev.leasehold.app.testing.Poll;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
+import dev.leasehold.core.scheduler.TriggerRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -121,6 +126,38 @@ class BackfillCommandTest {
     assertThat(r.code()).as(r.out() + r.err()).isZero();
     assertThat(r.out()).contains("on ops/cli").contains("2 firings, 2 succeeded");
     assertThat(backfilled()).extracting(ExecutionRecord::node).containsOnly("ops/cli");
+  }
+
+  @Test
+  void statusListsTheUpstreamFiringsAChildWaitsFor() throws Exception {
+    ExecutionRecord up =
+        new ExecutionRecord(
+            "etl",
+            hour,
+            "replica-9",
+            7,
+            TriggerKind.SCHEDULED,
+            hour,
+            hour,
+            Outcome.SUCCEEDED,
+            0,
+            null);
+    server.history.record(
+        TriggerRequest.after("load", up, "replica-9", Instant.now()).requestRow());
+
+    CliHarness.Result json =
+        cli.run("status", "--json", "--from-store", "--config", config("ops").toString());
+    assertThat(json.code()).as(json.err()).isZero();
+    JsonNode rows = new ObjectMapper().readTree(json.out());
+    JsonNode load = rows.get(1);
+    assertThat(load.get("schedule").asText()).isEqualTo("after etl");
+    assertThat(load.get("next_fire").isNull()).isTrue();
+    assertThat(load.get("waiting").get(0).asText()).isEqualTo(FireTimes.format(hour));
+    assertThat(rows.get(0).has("waiting")).isFalse();
+
+    CliHarness.Result table =
+        cli.run("status", "--from-store", "--config", config("ops").toString());
+    assertThat(table.out()).contains("waiting: " + FireTimes.format(hour));
   }
 
   @Test

@@ -18,6 +18,8 @@ import java.util.Optional;
  * not; under it, this reads the job's watermark and newest rows and decides:
  *
  * <ul>
+ *   <li>the job is paused cluster-wide: it waits (runs after the resume, while the request is
+ *       open);
  *   <li>the schedule may still run or retry the firing ({@link BackfillRule}): not run, ever, by
  *       this request;
  *   <li>a row of the firing says {@code succeeded}: not run (it already succeeded);
@@ -49,7 +51,11 @@ final class Backfills {
       SchedulerParts parts,
       ExecutionLog executionLog) {
     Instant firing = request.at();
-    Instant watermark = parts.store().inspect(job.name()).map(LeaseState::lastFire).orElse(null);
+    Optional<LeaseState> state = parts.store().inspect(job.name());
+    if (state.isPresent() && state.get().paused()) {
+      return new Verdict(null, "the job is paused");
+    }
+    Instant watermark = state.map(LeaseState::lastFire).orElse(null);
     Optional<String> refusal =
         BackfillRule.refusal(
             job.schedule(), job.policy(), firing, watermark, parts.clock().instant());

@@ -4,6 +4,7 @@ import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
@@ -131,10 +132,14 @@ final class TriggerRequests {
         });
   }
 
-  /** Event: every open request of a job of this node goes to the job's slot. */
+  /**
+   * Event: every open request of a job of this node goes to the job's slot, the oldest first (a
+   * slot takes one at a time, so a backfill's firings run in their order).
+   */
   private void offer(List<ExecutionRecord> rows) {
     Instant now = parts.clock().instant();
-    for (ExecutionRecord row : rows) {
+    for (int i = rows.size() - 1; i >= 0; i--) {
+      ExecutionRecord row = rows.get(i);
       Optional<TriggerRequest> request = TriggerRequest.of(row);
       if (request.isEmpty() || stopped) {
         continue;
@@ -208,9 +213,13 @@ final class TriggerRequests {
       Backfills.Verdict verdict = Backfills.judge(request, job, rows, parts, executionLog);
       gone = verdict.gone();
       later = verdict.later();
+    } else if (gone == null
+        && request.kind() == TriggerKind.AFTER
+        && parts.store().inspect(job.name()).map(LeaseState::paused).orElse(false)) {
+      later = "the job is paused"; // a chain's child waits for the resume, while it is open
     }
     if (later != null) {
-      log.debug("backfill request {} of job={} waits: {}", request.id(), job.name(), later);
+      log.debug("request {} of job={} waits: {}", request.id(), job.name(), later);
       return false;
     }
     if (gone != null || (!here && !slots.read(slots::accepting))) {

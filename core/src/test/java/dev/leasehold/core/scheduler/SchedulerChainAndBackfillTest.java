@@ -185,6 +185,25 @@ class SchedulerChainAndBackfillTest {
   }
 
   @Test
+  void aPausedChildWaitsForItsResumeAndThenRunsOnce() {
+    AtomicBoolean never = new AtomicBoolean();
+    JobDefinition[] jobs = {everyMinute("backup", never), after("verify", "backup")};
+    for (int i = 1; i <= 3; i++) {
+      replica("node-" + i, jobs);
+    }
+    InMemoryLeaseStore pauser = server.client();
+    pauser.pause("verify", "ops", "disk check", false);
+    time.advance(Duration.ofMinutes(2)); // 06:01 and 06:02 succeed
+    assertThat(rows("verify")).isEmpty();
+    pauser.resume("verify", false);
+    time.advance(Duration.ofSeconds(10));
+    assertThat(rows("verify"))
+        .extracting(ExecutionRecord::fireTime)
+        .containsExactlyInAnyOrder(
+            Instant.parse("2026-11-30T06:01:00Z"), Instant.parse("2026-11-30T06:02:00Z"));
+  }
+
+  @Test
   void aHandOffWrittenTwiceIsOneRun() {
     replica("node-1", after("verify", "backup"));
     replica("node-2", after("verify", "backup"));
