@@ -119,6 +119,11 @@ final class BackfillCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
+  /** The store's node records, to see a taker die; null until the store is open. */
+  private Optional<NodeRecords> records;
+
+  private Instant nextNodeCheck = Instant.MIN;
+
   private final CliContext context;
 
   BackfillCommand(CliContext context) {
@@ -213,6 +218,7 @@ final class BackfillCommand implements Callable<Integer> {
   private int backfill(
       DaemonConfig c, JobConfig jc, StoreBackend backend, List<Instant> instants, Duration open) {
     ExecutionLog history = backend.executionLog();
+    records = backend.nodeRecords();
     Set<Instant> succeeded = succeeded(history, instants);
     Instant watermark = backend.leaseStore().inspect(job).map(LeaseState::lastFire).orElse(null);
     JobPolicy policy = JobDefinitions.policy(jc);
@@ -344,12 +350,31 @@ final class BackfillCommand implements Callable<Integer> {
         if (queue == null) {
           queue = history.recent(TriggerRequest.QUEUE, 200);
         }
-        if (f.request.takenIn(queue).isEmpty()) {
+        Optional<ExecutionRecord> taken = f.request.takenIn(queue);
+        if (taken.isEmpty()) {
           done(f, false, "not run: no daemon took request " + f.request.id() + " in time");
+          it.remove();
+        } else if (gone(taken.get().node(), now)) {
+          done(
+              f,
+              false,
+              "unknown: taken by "
+                  + taken.get().node()
+                  + ", which is no longer alive; not run again by this request");
           it.remove();
         }
       }
     }
+  }
+
+  /** Whether the daemon {@code node} is no longer alive (looked at every 5 s at most). */
+  private boolean gone(String node, Instant now) {
+    if (records == null || records.isEmpty() || now.isBefore(nextNodeCheck)) {
+      return false;
+    }
+    nextNodeCheck = now.plus(TriggerCommand.NODE_CHECK);
+    return Replicas.of(records.get().nodes(), now).live().stream()
+        .noneMatch(n -> n.nodeId().equals(node));
   }
 
   private void ended(Firing f, ExecutionRecord r) {
