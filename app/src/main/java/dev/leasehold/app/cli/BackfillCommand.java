@@ -29,12 +29,12 @@ import java.time.OffsetDateTime;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -219,10 +219,16 @@ final class BackfillCommand implements Callable<Integer> {
       DaemonConfig c, JobConfig jc, StoreBackend backend, List<Instant> instants, Duration open) {
     ExecutionLog history = backend.executionLog();
     records = backend.nodeRecords();
-    Set<Instant> succeeded = succeeded(history, instants);
+    List<ExecutionRecord> known = known(history);
+    Set<Instant> succeeded =
+        known.stream()
+            .filter(r -> r.outcome() == Outcome.SUCCEEDED)
+            .map(ExecutionRecord::fireTime)
+            .collect(Collectors.toSet());
     Instant watermark = backend.leaseStore().inspect(job).map(LeaseState::lastFire).orElse(null);
     JobPolicy policy = JobDefinitions.policy(jc);
     Instant now = context.clock().instant();
+    Instant since = knownSince(c, known, now);
     List<Firing> all = new ArrayList<>();
     Deque<Firing> todo = new ArrayDeque<>();
     for (Instant at : instants) {
@@ -231,6 +237,13 @@ final class BackfillCommand implements Callable<Integer> {
       Optional<String> refusal = BackfillRule.refusal(jc.schedule(), policy, at, watermark, now);
       if (succeeded.contains(at)) {
         done(f, true, "already succeeded");
+      } else if (at.isBefore(since)) {
+        done(
+            f,
+            false,
+            "not run: older than the history kept for the job (from "
+                + show(since)
+                + "), so whether it succeeded is unknown");
       } else if (refusal.isPresent()) {
         done(f, false, "not run: " + refusal.get());
       } else {
@@ -410,34 +423,28 @@ final class BackfillCommand implements Callable<Integer> {
     return true;
   }
 
-  /** The firings among {@code instants} that have a succeeded row. */
-  private Set<Instant> succeeded(ExecutionLog history, List<Instant> instants) {
-    Set<Instant> out = new HashSet<>();
-    if (instants.isEmpty()) {
-      return out;
+  /**
+   * The job's newest rows, as far back as the history reaches ({@link ExecutionLog#BEFORE_WINDOW}
+   * rows at most): what the command and the daemons can know of a firing's outcome.
+   */
+  private List<ExecutionRecord> known(ExecutionLog history) {
+    return history.recent(job, ExecutionLog.BEFORE_WINDOW);
+  }
+
+  /**
+   * The oldest firing whose outcome the history still tells: {@code store.history.keep} back, and
+   * when the rows read are as many as the history keeps per job (or as {@link #known} reads), the
+   * oldest firing among them.
+   */
+  private static Instant knownSince(DaemonConfig c, List<ExecutionRecord> rows, Instant now) {
+    Instant since = now.minus(c.history().keep());
+    int full = Math.min(ExecutionLog.BEFORE_WINDOW, c.history().maxPerJob());
+    if (rows.size() >= full) {
+      Instant oldest =
+          rows.stream().map(ExecutionRecord::fireTime).min(Instant::compareTo).orElse(since);
+      since = oldest.isAfter(since) ? oldest : since;
     }
-    Instant first = instants.get(0);
-    Instant before = instants.get(instants.size() - 1).plusMillis(1);
-    Set<Instant> wanted = new HashSet<>(instants);
-    while (true) {
-      List<ExecutionRecord> page = history.before(job, before, 500);
-      for (ExecutionRecord r : page) {
-        if (r.outcome() == Outcome.SUCCEEDED && wanted.contains(r.fireTime())) {
-          out.add(r.fireTime());
-        }
-      }
-      if (page.isEmpty()) {
-        return out;
-      }
-      Instant oldest = page.get(page.size() - 1).fireTime();
-      if (oldest.isBefore(first) || !oldest.isBefore(before)) {
-        return out;
-      }
-      before = oldest;
-      if (page.size() < 500) {
-        return out;
-      }
-    }
+    return since;
   }
 
   private static String show(Instant at) {

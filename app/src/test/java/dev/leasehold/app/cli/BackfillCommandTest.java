@@ -161,6 +161,30 @@ class BackfillCommandTest {
   }
 
   @Test
+  void firingsOlderThanTheHistoryKeptAreNotRun() throws Exception {
+    Path config = dir.resolve("short.yaml");
+    Files.writeString(
+        config,
+        Files.readString(config("ops"))
+            .replace(
+                "url: memory:" + name + "\n", "url: memory:" + name + "\n  history: {keep: 1h}\n"));
+    CliHarness.Result r =
+        cli.run(
+            "backfill",
+            "etl",
+            "--config",
+            config.toString(),
+            "--from",
+            hour.toString(),
+            "--to",
+            hour.plus(Duration.ofMinutes(20)).toString(),
+            "--here");
+    assertThat(r.code()).as(r.out() + r.err()).isEqualTo(1);
+    assertThat(r.out()).contains("older than the history kept").contains("2 firings, 0 succeeded");
+    assertThat(backfilled()).isEmpty();
+  }
+
+  @Test
   void aBadRangeExits2() throws Exception {
     assertThat(backfill(hour, hour).code()).isEqualTo(2);
     CliHarness.Result many = backfill(hour, hour.plus(Duration.ofHours(2)), "--limit", "5");
