@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Retries and notifications, black-box: three daemons (clocks +1.5 s, -1.5 s, 0) share one store.
@@ -79,19 +80,21 @@ final class RetryScenario {
             + Configs.shell("echo \"no luck on $LEASEHOLD_NODE\" >&2; exit 4")
             + "\n"
             + notify;
+    ChainAndBackfillScenario chains = new ChainAndBackfillScenario(box);
+    String[] jobs =
+        Stream.concat(Stream.of(flaky, doomed), chains.jobs().stream()).toArray(String[]::new);
     List<Daemon> daemons = new ArrayList<>();
     double[] skews = {1.5, -1.5, 0};
     for (int i = 0; i < skews.length; i++) {
       String node = "bb-" + (char) ('a' + i);
-      Path file = Configs.write(dir, node, store.yaml(), Scenarios.LEASE, flaky, doomed);
+      Path file = Configs.write(dir, node, store.yaml(), Scenarios.LEASE, jobs);
       daemons.add(Daemon.start(box, node, file, skews[i]));
     }
     daemons.forEach(Daemon::awaitStarted);
     // the history is read with a config of its own: the daemons' 1 s store timeout (from their
     // 3 s ttl) is too short for a command's first connection on a loaded machine
     Path config =
-        Configs.write(
-            dir, "reader", store.yaml() + "command-timeout: 5s\n", Scenarios.LEASE, flaky, doomed);
+        Configs.write(dir, "reader", store.yaml() + "command-timeout: 5s\n", Scenarios.LEASE, jobs);
 
     // the first attempt of flaky fails: its daemon is killed once it has recorded the failure
     // (it logs the retry it computed right after writing the row), before the retry is due
@@ -153,7 +156,11 @@ final class RetryScenario {
           return byFiring.values().stream().filter(n -> n >= 2).count() >= 3;
         });
     Scenarios.sleep(Duration.ofSeconds(12)); // a notification in flight, or handed over, arrives
+    // on the daemon still alive: the chains' children so far, and two backfills of etl
+    chains.awaitChildren(config);
+    chains.backfill(config);
     Scenarios.stopAll(daemons);
+    chains.judge(config);
 
     List<JsonNode> tries = ofFiring(rowsSurely(box, config, "flaky"), firing);
     tries.sort((a, b) -> a.get("attempt").asInt() - b.get("attempt").asInt());
@@ -238,7 +245,7 @@ final class RetryScenario {
   }
 
   /** The rows, asking again while the command cannot reach the store (a loaded machine). */
-  private static List<JsonNode> rowsSurely(BlackBox box, Path config, String job) {
+  static List<JsonNode> rowsSurely(BlackBox box, Path config, String job) {
     List<List<JsonNode>> read = new ArrayList<>();
     Poll.until(
         "history of " + job,

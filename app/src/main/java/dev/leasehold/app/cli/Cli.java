@@ -52,6 +52,7 @@ public final class Cli implements Callable<Integer> {
     commands.put("status", () -> new StatusCommand(context));
     commands.put("history", () -> new HistoryCommand(context));
     commands.put("trigger", () -> new TriggerCommand(context));
+    commands.put("backfill", () -> new BackfillCommand(context));
     commands.put("fence", () -> new FenceCommand(context));
     commands.put("pause", () -> new PauseCommand(context));
     commands.put("resume", () -> new ResumeCommand(context));

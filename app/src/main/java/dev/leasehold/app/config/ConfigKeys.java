@@ -575,6 +575,14 @@ final class ConfigKeys {
   static final Key<String> JOB_AT =
       Key.of("at", Kind.TEXT, null, "One instant, e.g. 2026-11-30T06:30:00+08:00.");
 
+  static final Key<String> JOB_AFTER =
+      Key.of(
+          "after",
+          Kind.SECTION,
+          null,
+          "A job name, or {job, on}: run once for each firing of that job whose final run (after"
+              + " its retries) ended as on says, under that firing's instant.");
+
   static final Key<ZoneId> JOB_ZONE =
       Key.zone("zone", null, "top-level zone", "Zone of this job's cron or at.");
 
@@ -672,6 +680,7 @@ final class ConfigKeys {
           JOB_EVERY,
           OFFSET,
           JOB_AT,
+          JOB_AFTER,
           JOB_ZONE,
           JOB_COMMAND,
           JOB_HTTP,
@@ -693,7 +702,22 @@ final class ConfigKeys {
           JOB_RETRY);
 
   /** Exactly one of these per job. */
-  static final List<Key<?>> SCHEDULES = List.of(JOB_CRON, JOB_EVERY, JOB_AT);
+  static final List<Key<?>> SCHEDULES = List.of(JOB_CRON, JOB_EVERY, JOB_AT, JOB_AFTER);
+
+  // after
+
+  static final Key<String> AFTER_JOB =
+      Key.of("job", Kind.TEXT, null, "The upstream job's name (a job of the same file).");
+
+  static final Key<String> AFTER_ON =
+      Key.of(
+          "on",
+          Kind.TEXT_LIST,
+          "[succeeded]",
+          "The upstream's final outcomes that start this job: succeeded, failed (failed,"
+              + " timed-out or lease-lost), any.");
+
+  static final List<Key<?>> AFTER = List.of(AFTER_JOB, AFTER_ON);
 
   /** Exactly one of these per job. */
   static final List<Key<?>> ACTIONS = List.of(JOB_COMMAND, JOB_HTTP, JOB_CLASS);

@@ -64,6 +64,7 @@ public final class ConfigSchema {
     allOf.addObject().set("oneOf", exactlyOne(ConfigKeys.SCHEDULES));
     allOf.addObject().set("oneOf", exactlyOne(ConfigKeys.ACTIONS));
     http(property(jobProps, ConfigKeys.JOB_HTTP));
+    after(property(jobProps, ConfigKeys.JOB_AFTER));
     notify(property(jobProps, ConfigKeys.JOB_NOTIFY));
     section(property(jobProps, ConfigKeys.JOB_RETRY), ConfigKeys.RETRY);
     property(props, ConfigKeys.TOP_JOBS).put("minItems", 1);
@@ -85,6 +86,19 @@ public final class ConfigSchema {
     check.set("oneOf", exactlyOne(ConfigKeys.CHECK_SCHEDULES));
     notify(property(checkProps, ConfigKeys.CHECK_NOTIFY));
     return root;
+  }
+
+  /** {@code after}: a job name, or a mapping {@code {job, on}}. */
+  private static void after(ObjectNode after) {
+    ArrayNode oneOf = after.putArray("oneOf");
+    oneOf.addObject().put("type", "string");
+    ObjectNode map = oneOf.addObject();
+    section(map, ConfigKeys.AFTER);
+    map.putArray("required").add(ConfigKeys.AFTER_JOB.name());
+    ObjectNode on = (ObjectNode) property((ObjectNode) map.get("properties"), ConfigKeys.AFTER_ON);
+    ObjectNode items = on.putObject("items");
+    items.put("type", "string");
+    items.putArray("enum").add("succeeded").add("failed").add("any");
   }
 
   private static void notify(ObjectNode notify) {

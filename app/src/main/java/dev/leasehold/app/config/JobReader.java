@@ -3,6 +3,7 @@ package dev.leasehold.app.config;
 import dev.leasehold.app.config.ConfigKeys.Key;
 import dev.leasehold.core.job.Job;
 import dev.leasehold.core.lease.LeaseNames;
+import dev.leasehold.core.schedule.AfterSchedule;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.schedule.Schedule;
 import dev.leasehold.core.scheduler.Overlap;
@@ -18,7 +19,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -79,6 +82,48 @@ final class JobReader {
       }
       jobs.add(job.get());
       read.add(s);
+    }
+    chains(read, jobs, errors);
+  }
+
+  /** Every {@code after} names a job of the file, and no chain comes back to where it began. */
+  private static void chains(List<Section> sections, List<JobConfig> jobs, ConfigErrors errors) {
+    Map<String, String> upstreamOf = new LinkedHashMap<>();
+    for (JobConfig job : jobs) {
+      if (job.schedule() instanceof AfterSchedule after) {
+        upstreamOf.put(job.name(), after.upstream());
+      }
+    }
+    List<String> names = jobs.stream().map(JobConfig::name).toList();
+    for (int i = 0; i < jobs.size(); i++) {
+      String name = jobs.get(i).name();
+      String upstream = upstreamOf.get(name);
+      if (upstream == null) {
+        continue;
+      }
+      if (!names.contains(upstream)) {
+        errors.add(
+            sections
+                .get(i)
+                .error(
+                    ConfigKeys.JOB_AFTER,
+                    "job '" + name + "' follows unknown job '" + upstream + "'; known: " + names));
+        continue;
+      }
+      List<String> path = new ArrayList<>(List.of(name));
+      for (String at = upstream; at != null; at = upstreamOf.get(at)) {
+        path.add(at);
+        if (at.equals(name)) {
+          errors.add(
+              sections
+                  .get(i)
+                  .error(ConfigKeys.JOB_AFTER, "a cycle of after: " + String.join(" -> ", path)));
+          break;
+        }
+        if (path.size() > jobs.size() + 1) {
+          break; // a cycle further up: reported for a job on it
+        }
+      }
     }
   }
 
@@ -341,6 +386,9 @@ final class JobReader {
       throw s.error(
           ConfigKeys.OFFSET, "only applies to an '" + ConfigKeys.JOB_EVERY.name() + "' schedule");
     }
+    if (kind == ConfigKeys.JOB_AFTER) {
+      return after(s);
+    }
     try {
       if (kind == ConfigKeys.JOB_CRON) {
         return Schedule.cron(s.requiredText(ConfigKeys.JOB_CRON), zone);
@@ -351,6 +399,43 @@ final class JobReader {
           kind == ConfigKeys.JOB_EVERY && s.has(ConfigKeys.OFFSET) ? ConfigKeys.OFFSET : kind,
           e.getMessage());
     }
+  }
+
+  /** {@code after: JOB} or {@code after: {job: JOB, on: [succeeded|failed|any, ...]}}. */
+  private static Schedule after(Section s) throws ConfigException {
+    for (Key<?> other : List.of(ConfigKeys.JOB_JITTER, ConfigKeys.MISFIRE_GRACE)) {
+      if (s.has(other)) {
+        throw s.error(other, "does not apply to an 'after' job (it has no firings of its own)");
+      }
+    }
+    if (!s.isMapping(ConfigKeys.JOB_AFTER)) {
+      return new AfterSchedule(
+          upstreamName(s, ConfigKeys.JOB_AFTER, s.requiredText(ConfigKeys.JOB_AFTER)));
+    }
+    Section a = s.section(ConfigKeys.JOB_AFTER).orElseThrow();
+    a.allow(ConfigKeys.AFTER);
+    String upstream = upstreamName(a, ConfigKeys.AFTER_JOB, a.requiredText(ConfigKeys.AFTER_JOB));
+    Set<AfterSchedule.On> on = EnumSet.noneOf(AfterSchedule.On.class);
+    List<String> values = a.textList(ConfigKeys.AFTER_ON).orElse(List.of("succeeded"));
+    if (values.isEmpty()) {
+      throw a.error(ConfigKeys.AFTER_ON, "must name at least one of succeeded, failed, any");
+    }
+    for (String v : values) {
+      try {
+        on.add(AfterSchedule.On.of(v.strip()));
+      } catch (IllegalArgumentException e) {
+        throw a.error(ConfigKeys.AFTER_ON, "expected succeeded, failed or any, got '" + v + "'");
+      }
+    }
+    return new AfterSchedule(upstream, on);
+  }
+
+  private static String upstreamName(Section s, Key<?> key, String name) throws ConfigException {
+    String problem = LeaseNames.problem(name.strip());
+    if (problem != null) {
+      throw s.error(key, "invalid job name '" + name + "': " + problem);
+    }
+    return name.strip();
   }
 
   private static Schedule every(Section s) throws ConfigException {

@@ -155,6 +155,11 @@ final class Section {
     return d;
   }
 
+  /** Whether {@code key} is present and holds a mapping (not a scalar or a list). */
+  boolean isMapping(ConfigKeys.Key<?> key) {
+    return has(key.name()) && node.get(key.name()).isObject();
+  }
+
   Optional<Section> section(ConfigKeys.Key<?> key) throws ConfigException {
     return section(key.name());
   }

@@ -5,15 +5,20 @@ import dev.leasehold.app.config.JobConfig;
 import dev.leasehold.app.runner.FireTimes;
 import dev.leasehold.app.wiring.JobDigest;
 import dev.leasehold.app.wiring.StoreWords;
+import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.Pause;
 import dev.leasehold.core.lease.Replicas;
+import dev.leasehold.core.schedule.AfterSchedule;
+import dev.leasehold.core.scheduler.TriggerRequest;
 import dev.leasehold.core.store.StoreBackend;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -46,6 +51,7 @@ public final class StatusReport {
    */
   public static String render(DaemonConfig config, StoreBackend store, Instant now, boolean json) {
     List<Map<String, Object>> rows = rows(config, store.leaseStore(), now);
+    waiting(config, store, now, rows);
     List<Map<String, Object>> checks = CheckReport.rows(config, store, now);
     if (json) {
       List<Map<String, Object>> all = new java.util.ArrayList<>(rows);
@@ -134,6 +140,46 @@ public final class StatusReport {
     }
   }
 
+  /**
+   * For each job with {@code after}: the firings of its upstream whose hand-off no replica has
+   * taken yet, oldest first, as {@code waiting} (and, in the table, in place of the next firing,
+   * which such a job has not). One read of the request queue, only when the file has such a job.
+   */
+  private static void waiting(
+      DaemonConfig config, StoreBackend store, Instant now, List<Map<String, Object>> rows) {
+    List<String> chained =
+        config.jobs().stream()
+            .filter(j -> j.schedule() instanceof AfterSchedule)
+            .map(JobConfig::name)
+            .toList();
+    if (chained.isEmpty()) {
+      return;
+    }
+    List<ExecutionRecord> queue;
+    try {
+      queue = store.executionLog().recent(TriggerRequest.QUEUE, 200);
+    } catch (RuntimeException e) {
+      return; // the leases were read; the waiting children are left out
+    }
+    for (Map<String, Object> row : rows) {
+      if (!chained.contains((String) row.get("name"))) {
+        continue;
+      }
+      List<String> open =
+          queue.stream()
+              .map(TriggerRequest::of)
+              .flatMap(Optional::stream)
+              .filter(r -> r.kind() == TriggerKind.AFTER && r.job().equals(row.get("name")))
+              .filter(r -> !now.isAfter(r.until()) && r.takenIn(queue).isEmpty())
+              .map(TriggerRequest::at)
+              .distinct()
+              .sorted()
+              .map(FireTimes::format)
+              .toList();
+      row.put("waiting", open);
+    }
+  }
+
   /** Reads every lease in one call ({@link LeaseStore#list()}) and joins it with the jobs. */
   public static List<Map<String, Object>> rows(DaemonConfig config, LeaseStore store, Instant now) {
     Map<String, LeaseState> states =
@@ -172,6 +218,11 @@ public final class StatusReport {
         .map(
             r -> {
               Map<String, Object> copy = new LinkedHashMap<>(r);
+              if (copy.remove("waiting") instanceof List<?> w && !w.isEmpty()) {
+                copy.put(
+                    "next_fire",
+                    "waiting: " + w.get(0) + (w.size() > 1 ? " +" + (w.size() - 1) : ""));
+              }
               if (r.get("paused") instanceof Map<?, ?> p) {
                 copy.put(
                     "paused",

@@ -64,6 +64,7 @@ public final class CommandJobRunner implements JobRunner {
     env.put("LEASEHOLD_FIRE_TIME", FireTimes.format(context.firing()));
     env.put("LEASEHOLD_FENCE", Long.toString(context.fence()));
     env.put("LEASEHOLD_NODE", context.node());
+    context.upstreamFence().ifPresent(f -> env.put("LEASEHOLD_UPSTREAM_FENCE", Long.toString(f)));
     String runId = ProcessTree.newRunId();
     env.put(ProcessTree.RUN_ID, runId);
 

@@ -21,12 +21,16 @@ public final class JobDefinitions {
     return config.jobs().stream().map(job -> definition(job, runners, decorate)).toList();
   }
 
+  /** The policy the scheduler gives {@code job}: its lease, timeout, grace and retry. */
+  public static JobPolicy policy(JobConfig job) {
+    return JobPolicy.of(job.ttl(), job.renewEvery(), job.timeout(), job.misfireGrace())
+        .withRetry(job.retry())
+        .withOverlap(job.overlap());
+  }
+
   private static JobDefinition definition(
       JobConfig job, JobRunners runners, UnaryOperator<JobRunner> decorate) {
-    JobPolicy policy =
-        JobPolicy.of(job.ttl(), job.renewEvery(), job.timeout(), job.misfireGrace())
-            .withRetry(job.retry())
-            .withOverlap(job.overlap());
+    JobPolicy policy = policy(job);
     return new JobDefinition(
         job.name(),
         job.schedule(),

@@ -31,6 +31,7 @@ class ConfigKeysTest {
           ConfigKeys.GROUP,
           ConfigKeys.JOB,
           ConfigKeys.CHECK,
+          ConfigKeys.AFTER,
           ConfigKeys.RETRY,
           ConfigKeys.NOTIFY,
           ConfigKeys.NTFY,

@@ -83,6 +83,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void afterIsAJobNameOrAJobWithTheOutcomesItFollows() throws Exception {
+    DaemonConfig c =
+        load(
+            "jobs:\n"
+                + "  - {name: backup, cron: \"0 2 * * *\", command: [\"true\"]}\n"
+                + "  - {name: verify, after: backup, command: [\"true\"]}\n"
+                + "  - {name: alarm, after: {job: backup, on: [failed]}, command: [\"true\"]}\n"
+                + "  - {name: log, after: {job: verify, on: [succeeded, failed]}, command: [\"true\"]}\n",
+            Map.of());
+    assertThat(c.job("verify").orElseThrow().schedule())
+        .isEqualTo(new dev.leasehold.core.schedule.AfterSchedule("backup"));
+    assertThat(c.job("alarm").orElseThrow().schedule().describe())
+        .isEqualTo("after backup on failed");
+    assertThat(c.job("log").orElseThrow().schedule().describe())
+        .isEqualTo("after verify on succeeded,failed");
+  }
+
+  @Test
   void groupsAndJitterAreRead() throws Exception {
     DaemonConfig c =
         load(

@@ -43,6 +43,7 @@ class ConfigReferenceTest {
         Arguments.of("## `groups`", "groups.<name>.", ConfigKeys.GROUP),
         Arguments.of("## `jobs[]`", "", ConfigKeys.JOB),
         Arguments.of("### Exclusion windows, `start` and `end`", "", ConfigKeys.EXCLUSION),
+        Arguments.of("### `jobs[].after`", "", ConfigKeys.AFTER),
         Arguments.of("## `checks[]`", "", ConfigKeys.CHECK));
   }
 

@@ -57,6 +57,39 @@ class ConfigValidationTest {
             "at most 78 characters in namespace 'billing'"),
         bad("wrong type: jobs is a mapping", "jobs:\n  a: 1\n", "jobs", "expected a list"),
         bad(
+            "a job after an unknown job",
+            "jobs:\n" + GOOD_JOB + "  - name: verify\n    after: backup\n    command: [\"true\"]\n",
+            "jobs[1].after",
+            "job 'verify' follows unknown job 'backup'"),
+        bad(
+            "a cycle of after",
+            "jobs:\n"
+                + GOOD_JOB
+                + "  - name: a\n    after: c\n    command: [\"true\"]\n"
+                + "  - name: b\n    after: {job: a}\n    command: [\"true\"]\n"
+                + "  - name: c\n    after: {job: b, on: [any]}\n    command: [\"true\"]\n",
+            "jobs[1].after",
+            "a cycle of after: a -> c -> b -> a"),
+        bad(
+            "a job after itself",
+            "jobs:\n  - name: a\n    after: a\n    command: [\"true\"]\n",
+            "jobs[0].after",
+            "a cycle of after: a -> a"),
+        bad(
+            "after with an unknown outcome",
+            "jobs:\n"
+                + GOOD_JOB
+                + "  - name: v\n    after: {job: ok, on: [done]}\n    command: [\"true\"]\n",
+            "jobs[1].after.on",
+            "expected succeeded, failed or any, got 'done'"),
+        bad(
+            "after and a cron",
+            "jobs:\n"
+                + GOOD_JOB
+                + "  - name: v\n    after: ok\n    cron: \"* * * * *\"\n    command: [\"true\"]\n",
+            "jobs[1]",
+            "two schedules"),
+        bad(
             "a job names an unknown group",
             "groups:\n  backups:\n    max-concurrent: 1\njobs:\n"
                 + GOOD_JOB

@@ -22,6 +22,7 @@ public final class JobContext {
   private final int attempt;
   private final TriggerKind trigger;
   private final Instant deadline;
+  private final long upstreamFence;
   private final AtomicReference<StopReason> stop = new AtomicReference<>();
   private final List<Runnable> stopListeners = new CopyOnWriteArrayList<>();
   private final List<Runnable> renewalListeners = new CopyOnWriteArrayList<>();
@@ -35,6 +36,23 @@ public final class JobContext {
       int attempt,
       TriggerKind trigger,
       Instant deadline) {
+    this(job, firing, fence, node, attempt, trigger, deadline, 0);
+  }
+
+  /**
+   * A context of a run that follows a run of its upstream job ({@link TriggerKind#AFTER}), whose
+   * lease had the fence {@code upstreamFence} (0 for none).
+   */
+  public JobContext(
+      String job,
+      Instant firing,
+      long fence,
+      String node,
+      int attempt,
+      TriggerKind trigger,
+      Instant deadline,
+      long upstreamFence) {
+    this.upstreamFence = upstreamFence;
     this.job = Objects.requireNonNull(job, "job");
     this.firing = Objects.requireNonNull(firing, "firing");
     this.fence = fence;
@@ -72,6 +90,11 @@ public final class JobContext {
 
   public TriggerKind trigger() {
     return trigger;
+  }
+
+  /** For a run after its upstream's run ({@code after:}): the fence of the upstream run's lease. */
+  public OptionalLong upstreamFence() {
+    return upstreamFence > 0 ? OptionalLong.of(upstreamFence) : OptionalLong.empty();
   }
 
   /** When the job's {@code timeout} runs out (wall clock of this node), if it has one. */

@@ -11,7 +11,12 @@ import java.util.Optional;
  * firing as everybody else (G2).
  */
 public sealed interface Schedule
-    permits CronSchedule, IntervalSchedule, OnceSchedule, JitteredSchedule, WindowedSchedule {
+    permits CronSchedule,
+        IntervalSchedule,
+        OnceSchedule,
+        JitteredSchedule,
+        WindowedSchedule,
+        AfterSchedule {
 
   /** The first firing strictly after {@code instant}, empty when there is none. */
   Optional<Instant> nextAfter(Instant instant);

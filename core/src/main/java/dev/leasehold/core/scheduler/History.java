@@ -103,6 +103,22 @@ final class History {
     }
   }
 
+  /**
+   * Writes {@code row}, a chain's hand-off ({@link Chains}), in order with every other row and
+   * before the upstream's own row that the caller writes next: if it waits for the store, so does
+   * that row. Nobody is told of it: it is not a run.
+   */
+  void handOff(ExecutionRecord row) {
+    boolean behind = owner.call(() -> !pending.isEmpty() && enqueue(row));
+    if (!behind && !write(row)) {
+      owner.run(
+          () -> {
+            enqueue(row);
+            scheduleRetry();
+          });
+    }
+  }
+
   /** Tries the waiting rows once more (at stop); what still fails is logged and dropped. */
   void flushAtStop() {
     List<ExecutionRecord> left =

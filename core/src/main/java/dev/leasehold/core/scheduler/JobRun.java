@@ -47,6 +47,7 @@ final class JobRun implements LeaseHold.Listener {
 
   /**
    * @param sentNanos the ticker's reading just before the claim or acquisition was sent
+   * @param upstreamFence for a run after its upstream's: that run's fence, else 0
    */
   JobRun(
       JobDefinition job,
@@ -54,6 +55,7 @@ final class JobRun implements LeaseHold.Listener {
       Instant firing,
       int attempt,
       TriggerKind trigger,
+      long upstreamFence,
       long sentNanos,
       SchedulerParts parts) {
     this.job = job;
@@ -68,7 +70,8 @@ final class JobRun implements LeaseHold.Listener {
             parts.node(),
             attempt,
             trigger,
-            timeout == null ? null : parts.clock().instant().plus(timeout));
+            timeout == null ? null : parts.clock().instant().plus(timeout),
+            upstreamFence);
     this.sentNanos = sentNanos;
     context.leaseValidity(this::millisLeft);
   }

@@ -1,6 +1,7 @@
 package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import java.time.Instant;
 import java.util.Optional;
@@ -34,6 +35,8 @@ final class ManualRun {
   }
 
   private final Instant firing;
+  private final TriggerKind kind;
+  private final long upstreamFence;
   private final Take take;
   private final UnaryOperator<ExecutionRecord> row;
   private final BlockingQueue<Runnable> callerTasks;
@@ -42,11 +45,15 @@ final class ManualRun {
 
   private ManualRun(
       Instant firing,
+      TriggerKind kind,
+      long upstreamFence,
       Take take,
       UnaryOperator<ExecutionRecord> row,
       BlockingQueue<Runnable> callerTasks,
       Executor executor) {
     this.firing = firing;
+    this.kind = kind;
+    this.upstreamFence = upstreamFence;
     this.take = take;
     this.row = row;
     this.callerTasks = callerTasks;
@@ -56,17 +63,42 @@ final class ManualRun {
   /** A run whose steps the calling thread performs, waiting in {@link #await}. */
   static ManualRun onCallingThread(Instant firing) {
     BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
-    return new ManualRun(firing, Take.ALWAYS, UnaryOperator.identity(), tasks, tasks::add);
+    return new ManualRun(
+        firing, TriggerKind.MANUAL, 0, Take.ALWAYS, UnaryOperator.identity(), tasks, tasks::add);
   }
 
-  /** A run on the workers; {@code take} decides under the lease, {@code row} amends its record. */
+  /**
+   * A run of {@code request} whose steps the calling thread performs, waiting in {@link #await}.
+   */
+  static ManualRun onCallingThread(
+      TriggerRequest request, Take take, UnaryOperator<ExecutionRecord> row) {
+    BlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
+    return new ManualRun(
+        request.at(), request.kind(), request.upstreamFence(), take, row, tasks, tasks::add);
+  }
+
+  /**
+   * A run of {@code request} on the workers; {@code take} decides under the lease, {@code row}
+   * amends its record.
+   */
   static ManualRun onWorkers(
-      Instant firing, Executor workers, Take take, UnaryOperator<ExecutionRecord> row) {
-    return new ManualRun(firing, take, row, null, workers);
+      TriggerRequest request, Executor workers, Take take, UnaryOperator<ExecutionRecord> row) {
+    return new ManualRun(
+        request.at(), request.kind(), request.upstreamFence(), take, row, null, workers);
   }
 
   Instant firing() {
     return firing;
+  }
+
+  /** The run's trigger: manual, after its upstream, or a backfill. */
+  TriggerKind kind() {
+    return kind;
+  }
+
+  /** For a run after its upstream's: that run's fence, else 0. */
+  long upstreamFence() {
+    return upstreamFence;
   }
 
   /**

@@ -80,10 +80,7 @@ public final class Scheduler implements AutoCloseable {
             b.batchWindow);
     this.firingTimer = new FiringTimer(slots, rules, parts, loop);
     this.jobSet = new JobSetChange(slots, firingTimer, loop);
-    this.requests =
-        b.requestPoll == null
-            ? null
-            : new TriggerRequests(slots, parts, b.executionLog, loop, b.requestPoll);
+    this.requests = new TriggerRequests(slots, parts, b.executionLog, loop, b.requestPoll);
     this.shutdown =
         new Shutdown(parts, slots, loop::stop, requests, history, desk, ownsTimer, ownedWorkers);
   }
@@ -124,9 +121,7 @@ public final class Scheduler implements AutoCloseable {
               slots.start();
               firingTimer.start(claimed);
             });
-    if (requests != null) {
-      requests.start();
-    }
+    requests.start(); // polls only when asked to (takeTriggerRequests)
     desk.start();
     log.info("scheduler started node={} jobs={}", parts.node(), jobs().size());
   }
@@ -181,6 +176,11 @@ public final class Scheduler implements AutoCloseable {
         ManualRun.onCallingThread(parts.clock().instant().truncatedTo(ChronoUnit.MILLIS));
     slots.owner().execute(() -> loop.apply(slot, new SlotMachine.Trigger(run)));
     return run.await();
+  }
+
+  /** Takes {@code request} (a backfill's) in the calling thread, as a daemon takes requests. */
+  public Optional<ExecutionRecord> takeHere(TriggerRequest request) {
+    return requests.takeHere(request);
   }
 
   /**

@@ -8,6 +8,7 @@ import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.hold.LeaseTiming;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -183,7 +184,8 @@ final class SlotEffects {
             r.lease(),
             which.firing(),
             which.attempt(),
-            manual == null ? TriggerKind.SCHEDULED : TriggerKind.MANUAL,
+            manual == null ? TriggerKind.SCHEDULED : manual.kind(),
+            manual == null ? 0 : manual.upstreamFence(),
             r.sentNanos(),
             on);
     slot.running(run);
@@ -194,6 +196,12 @@ final class SlotEffects {
           try {
             if (row != null) {
               after = retries.plan(job, row);
+              if (!after.retrying()) {
+                List<JobDefinition> jobs =
+                    slots.read(() -> slots.all().stream().map(s -> s.job).toList());
+                Chains.handOffs(jobs, row, parts.node(), parts.clock().instant())
+                    .forEach(history::handOff);
+              }
               history.record(row, after.retrying());
             }
           } finally {

@@ -2,7 +2,9 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
+import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
@@ -70,7 +72,11 @@ final class TriggerRequests {
     this.owner = slots.owner();
   }
 
+  /** Starts polling, unless this scheduler takes no requests ({@code every} null). */
   void start() {
+    if (every == null) {
+      return;
+    }
     owner.run(() -> schedule(Duration.ZERO));
   }
 
@@ -126,10 +132,14 @@ final class TriggerRequests {
         });
   }
 
-  /** Event: every open request of a job of this node goes to the job's slot. */
+  /**
+   * Event: every open request of a job of this node goes to the job's slot, the oldest first (a
+   * slot takes one at a time, so a backfill's firings run in their order).
+   */
   private void offer(List<ExecutionRecord> rows) {
     Instant now = parts.clock().instant();
-    for (ExecutionRecord row : rows) {
+    for (int i = rows.size() - 1; i >= 0; i--) {
+      ExecutionRecord row = rows.get(i);
       Optional<TriggerRequest> request = TriggerRequest.of(row);
       if (request.isEmpty() || stopped) {
         continue;
@@ -146,9 +156,9 @@ final class TriggerRequests {
       JobDefinition job = slot.job;
       ManualRun run =
           ManualRun.onWorkers(
-              r.at(),
+              r,
               parts.workers(),
-              lease -> take(r, job, lease),
+              lease -> take(r, job, lease, false),
               record -> record.withDetail(r.runDetail(record.detail())));
       run.result()
           .whenComplete(
@@ -166,10 +176,27 @@ final class TriggerRequests {
   }
 
   /**
+   * Takes {@code request} in the calling thread ({@code backfill --here}): through the job's slot,
+   * under its lease, with the same checks as a daemon's take; its record, or empty when it was not
+   * taken (the lease held elsewhere, the job busy here, or the checks said no).
+   */
+  Optional<ExecutionRecord> takeHere(TriggerRequest request) {
+    JobSlot slot = slots.read(() -> slots.get(request.job()));
+    JobDefinition job = slots.read(() -> slot.job);
+    ManualRun run =
+        ManualRun.onCallingThread(
+            request,
+            lease -> take(request, job, lease, true),
+            record -> record.withDetail(request.runDetail(record.detail())));
+    owner.execute(() -> feed.apply(slot, new SlotMachine.Trigger(run)));
+    return run.await();
+  }
+
+  /**
    * On the run's worker, under the job's lease: reads the queue again; unless the request was
    * taken, left the rows read or closed meanwhile, writes its taken row.
    */
-  private boolean take(TriggerRequest request, JobDefinition job, Lease lease) {
+  private boolean take(TriggerRequest request, JobDefinition job, Lease lease, boolean here) {
     List<ExecutionRecord> rows = executionLog.recent(TriggerRequest.QUEUE, ROWS);
     Optional<ExecutionRecord> taken = request.takenIn(rows);
     Instant now = parts.clock().instant();
@@ -181,7 +208,21 @@ final class TriggerRequests {
                 : now.isAfter(request.until())
                     ? "no longer open (until " + request.until() + ")"
                     : null;
-    if (gone != null || !slots.read(slots::accepting)) {
+    String later = null;
+    if (gone == null && request.kind() == TriggerKind.BACKFILL) {
+      Backfills.Verdict verdict = Backfills.judge(request, job, rows, parts, executionLog);
+      gone = verdict.gone();
+      later = verdict.later();
+    } else if (gone == null
+        && request.kind() == TriggerKind.AFTER
+        && parts.store().inspect(job.name()).map(LeaseState::paused).orElse(false)) {
+      later = "the job is paused"; // a chain's child waits for the resume, while it is open
+    }
+    if (later != null) {
+      log.debug("request {} of job={} waits: {}", request.id(), job.name(), later);
+      return false;
+    }
+    if (gone != null || (!here && !slots.read(slots::accepting))) {
       if (gone != null) {
         owner.execute(() -> handled(request.id()));
         log.debug("trigger request {} of job={}: {}", request.id(), job.name(), gone);
