@@ -95,10 +95,12 @@ final class JobReader {
       }
     }
     List<String> names = jobs.stream().map(JobConfig::name).toList();
+    // a cycle is reported once, at its first job in the file
+    java.util.Set<String> onReportedCycle = new java.util.HashSet<>();
     for (int i = 0; i < jobs.size(); i++) {
       String name = jobs.get(i).name();
       String upstream = upstreamOf.get(name);
-      if (upstream == null) {
+      if (upstream == null || onReportedCycle.contains(name)) {
         continue;
       }
       if (!names.contains(upstream)) {
@@ -118,6 +120,7 @@ final class JobReader {
               sections
                   .get(i)
                   .error(ConfigKeys.JOB_AFTER, "a cycle of after: " + String.join(" -> ", path)));
+          onReportedCycle.addAll(path);
           break;
         }
         if (path.size() > jobs.size() + 1) {
