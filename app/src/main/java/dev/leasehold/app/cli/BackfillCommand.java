@@ -1,5 +1,6 @@
 package dev.leasehold.app.cli;
 
+import dev.leasehold.app.audit.AuditEntry;
 import dev.leasehold.app.config.ConfigException;
 import dev.leasehold.app.config.DaemonConfig;
 import dev.leasehold.app.config.JobConfig;
@@ -22,6 +23,7 @@ import dev.leasehold.core.scheduler.JobPolicy;
 import dev.leasehold.core.scheduler.Scheduler;
 import dev.leasehold.core.scheduler.TriggerRequest;
 import dev.leasehold.core.store.StoreBackend;
+import dev.leasehold.core.store.StoreSettings;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -160,8 +162,23 @@ final class BackfillCommand implements Callable<Integer> {
     }
     List<Instant> instants = firings(jc.schedule(), a, b);
     context.logging(c.log().json(), c.log().level(), true);
-    try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), c.store())) {
-      return backfill(c, jc, backend, instants, open);
+    // a run here holds a lease: its store calls keep the daemon's timeout; requests hold none
+    StoreSettings store = here ? c.store() : StoreOpener.patient(c.store());
+    try (StoreBackend backend = StoreOpener.openOnce(prepared.storeFactory(), store)) {
+      CliAudit audit = new CliAudit(backend, context, c, AuditEntry.BACKFILL, job);
+      String range = "[" + from + ", " + to + "), " + instants.size() + " firings";
+      return audit.around(
+          () -> {
+            int code = backfill(c, jc, backend, instants, open);
+            if (code == Cli.OK) {
+              audit.ok(range + (noWait ? ", requested" : ", all succeeded"));
+            } else if (code == Cli.USAGE) {
+              audit.refused(range);
+            } else {
+              audit.failed(range + ", not all succeeded");
+            }
+            return code;
+          });
     }
   }
 
