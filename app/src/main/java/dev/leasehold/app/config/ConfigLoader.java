@@ -160,6 +160,9 @@ public final class ConfigLoader {
     Optional<AdminConfig> admin =
         errors.read(() -> Optional.ofNullable(admin(root))).flatMap(a -> a);
     Optional<LogConfig> log = errors.read(() -> log(root));
+    if (checks.isPresent() && admin.isPresent()) {
+      shippedPingKeys(root, checks.get(), admin.get(), errors);
+    }
     errors.throwIfAny();
     return new DaemonConfig(
         name,
@@ -173,6 +176,38 @@ public final class ConfigLoader {
         jobList,
         groups,
         checks.orElseThrow());
+  }
+
+  /**
+   * A ping key shipped in an example (or a {@code change-me} one) is known to everyone who read it:
+   * refused once the admin endpoint listens beyond loopback, where others could ping with it.
+   */
+  private static void shippedPingKeys(
+      Section root, List<CheckConfig> checks, AdminConfig admin, ConfigErrors errors) {
+    String host = admin.listen().getHostString();
+    if (host.equals("localhost")
+        || host.startsWith("127.")
+        || host.equals("::1")
+        || host.equals("0:0:0:0:0:0:0:1")) {
+      return;
+    }
+    for (int i = 0; i < checks.size(); i++) {
+      CheckConfig check = checks.get(i);
+      if (CheckConfig.isShippedKey(check.pingKey())) {
+        int at = i;
+        errors.read(
+            () -> {
+              throw root.sections(ConfigKeys.TOP_CHECKS)
+                  .get(at)
+                  .error(
+                      ConfigKeys.CHECK_PING_KEY,
+                      "check '"
+                          + check.definition().name()
+                          + "' uses the example's ping key while admin.listen is beyond loopback;"
+                          + " set a key of your own, e.g. the output of: openssl rand -hex 16");
+            });
+      }
+    }
   }
 
   /** The {@code lease} section into {@code lease} (ttl, renew-every), when there is one. */

@@ -535,7 +535,15 @@ class ConfigValidationTest {
                 + KEY
                 + "\n",
             "checks[0].grac",
-            "did you mean 'grace'"));
+            "did you mean 'grace'"),
+        bad(
+            "the example's ping key with the admin endpoint beyond loopback",
+            "admin:\n  listen: 0.0.0.0:8077\n  token: a-token-of-our-own-0123456789abcdef\n"
+                + "jobs:\n"
+                + GOOD_JOB
+                + "checks:\n  - name: c\n    every: 1h\n    ping-key: try-it-on-one-machine-only\n",
+            "checks[0].ping-key",
+            "uses the example's ping key while admin.listen is beyond loopback"));
   }
 
   private static final String KEY = "9f2c1e7a5b3d4c6e8f0a1b2c";
