@@ -129,6 +129,17 @@ final class HistoryScenarios {
             "--limit",
             "3",
             "--output");
+    String failedSaid =
+        Cli.run(
+            box.dir(),
+            "history",
+            "--config",
+            configA.toString(),
+            "--job",
+            "checkin",
+            "--limit",
+            "2",
+            "--output");
     Scenarios.sleep(Duration.ofSeconds(3)); // the grouped runs in flight write their end lines
     // the windowed job's last firing (at its end) has run
     Scenarios.sleep(Duration.between(Instant.now(), windowed.end().plusSeconds(3)));
@@ -144,6 +155,9 @@ final class HistoryScenarios {
         .as("each of the 3 runs shown says its line:%n%s", said)
         .isEqualTo(3);
     assertThat(said).containsPattern("  \\| \\[stderr] warned by bb-[abc]");
+    assertThat(failedSaid)
+        .as("a failed run's kept output ends with its error line, after 25 KB of stdout")
+        .containsPattern("x{99}\\n  \\| \\[stderr] boom at \\S+\\n");
     assertThat(daemons.stream().filter(d -> d.logged("history prune: ")).count())
         .as("a prune was logged")
         .isPositive();
