@@ -42,10 +42,8 @@ final class EtcdJournal implements Journal {
 
   @Override
   public JournalEntry append(String stream, Instant at, String body) {
+    JournalEntry entry = JournalArguments.newEntry(stream, at, body);
     String prefix = stream(stream);
-    Instant time = JournalArguments.at(at);
-    JournalArguments.body(body);
-    JournalEntry entry = new JournalEntry(stream, JournalArguments.newId(time), time, body);
     client.call(
         "/v3/kv/put",
         EtcdClient.object().put("key", b64(prefix + entry.id())).put("value", b64(body)));

@@ -38,10 +38,7 @@ final class MongoJournal implements Journal {
 
   @Override
   public JournalEntry append(String stream, Instant at, String body) {
-    JournalArguments.stream(stream);
-    Instant time = JournalArguments.at(at);
-    JournalArguments.body(body);
-    JournalEntry entry = new JournalEntry(stream, JournalArguments.newId(time), time, body);
+    JournalEntry entry = JournalArguments.newEntry(stream, at, body);
     MongoErrors.call(
         "journal append",
         () -> {
@@ -49,7 +46,7 @@ final class MongoJournal implements Journal {
           return entries.insertOne(
               new Document("_id", entry.id())
                   .append("stream", stream)
-                  .append("at", Date.from(time))
+                  .append("at", Date.from(entry.at()))
                   .append("body", body));
         });
     return entry;

@@ -83,15 +83,12 @@ final class SqlJournal implements Journal {
 
   @Override
   public JournalEntry append(String stream, Instant at, String body) {
-    JournalArguments.stream(stream);
-    Instant time = JournalArguments.at(at);
-    JournalArguments.body(body);
-    JournalEntry entry = new JournalEntry(stream, JournalArguments.newId(time), time, body);
+    JournalEntry entry = JournalArguments.newEntry(stream, at, body);
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps = c.prepareStatement(insert.get())) {
       ps.setString(1, entry.id());
       ps.setString(2, stream);
-      ps.setObject(3, SqlSupport.utc(time));
+      ps.setObject(3, SqlSupport.utc(entry.at()));
       ps.setString(4, body);
       ps.executeUpdate();
       return entry;

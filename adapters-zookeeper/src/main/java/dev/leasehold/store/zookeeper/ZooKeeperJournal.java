@@ -45,10 +45,8 @@ final class ZooKeeperJournal implements Journal {
 
   @Override
   public JournalEntry append(String stream, Instant at, String body) {
+    JournalEntry entry = JournalArguments.newEntry(stream, at, body);
     String parent = stream(stream);
-    Instant time = JournalArguments.at(at);
-    JournalArguments.body(body);
-    JournalEntry entry = new JournalEntry(stream, JournalArguments.newId(time), time, body);
     String path = parent + "/" + entry.id();
     byte[] data = body.getBytes(StandardCharsets.UTF_8);
     try {

@@ -131,6 +131,17 @@ public final class JournalArguments {
     return limit;
   }
 
+  /**
+   * A new entry of {@code stream} at {@code at} (to the millisecond) with {@code body} and a new
+   * id, once all three pass their rules: what every store's {@link Journal#append} writes.
+   */
+  public static JournalEntry newEntry(String stream, Instant at, String body) {
+    stream(stream);
+    Instant time = at(at);
+    body(body);
+    return new JournalEntry(stream, newId(time), time, body);
+  }
+
   /** A new entry id for an entry at {@code at} (already checked by {@link #at}). */
   public static String newId(Instant at) {
     return "%016x%012x%08x"

@@ -21,10 +21,7 @@ public final class InMemoryJournal implements Journal {
 
   @Override
   public synchronized JournalEntry append(String stream, Instant at, String body) {
-    JournalArguments.stream(stream);
-    Instant time = JournalArguments.at(at);
-    JournalArguments.body(body);
-    JournalEntry entry = new JournalEntry(stream, JournalArguments.newId(time), time, body);
+    JournalEntry entry = JournalArguments.newEntry(stream, at, body);
     streams.computeIfAbsent(stream, s -> new TreeMap<>()).put(entry.id(), entry);
     return entry;
   }

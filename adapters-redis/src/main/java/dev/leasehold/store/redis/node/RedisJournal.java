@@ -79,10 +79,7 @@ public final class RedisJournal implements Journal {
 
   @Override
   public JournalEntry append(String stream, Instant at, String body) {
-    JournalArguments.stream(stream);
-    Instant time = JournalArguments.at(at);
-    JournalArguments.body(body);
-    JournalEntry entry = new JournalEntry(stream, JournalArguments.newId(time), time, body);
+    JournalEntry entry = JournalArguments.newEntry(stream, at, body);
     String key = keys.journal(stream);
     String member = entry.id() + body;
     onMajority(
