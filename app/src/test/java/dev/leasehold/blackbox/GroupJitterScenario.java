@@ -141,12 +141,19 @@ final class GroupJitterScenario {
 
   /**
    * A job every 5 s with {@code overlap: buffer-one} whose firings at a multiple of 15 s run 7 s
-   * (past the next firing) and the others 1 s; it writes start and end lines as the grouped jobs.
+   * (past the next firing) and the others 1 s; it writes start and end lines as the grouped jobs,
+   * the end line also when the daemon's stop cuts the run.
    */
   static String bufferedJob(Path ledger) {
     String line = "buffered $LEASEHOLD_FIRE_TIME $LEASEHOLD_NODE $$ $(date +%s%N)";
+    // the graceful stop TERMs the run's group: the trap writes the end line of a cut run, so the
+    // judge sees when it really ended
     String script =
-        "echo \"gstart "
+        "trap 'echo \"gend "
+            + line
+            + "\" >> \""
+            + ledger
+            + "\"; exit 143' TERM; echo \"gstart "
             + line
             + "\" >> \""
             + ledger
