@@ -47,6 +47,23 @@ public final class BlackBox implements BeforeEachCallback, AfterEachCallback {
     return jar;
   }
 
+  /**
+   * The JVM options of every daemon and command a test starts: serial GC and C1 only (several
+   * processes share 2 cores with the build), and the class-data archive the build makes beside the
+   * jar ({@code leasehold.jsa}, made by the same JDK) when it is there, which halves a daemon's
+   * start-up CPU. A stale or foreign archive is ignored by the JVM, silently.
+   */
+  static List<String> jvmOptions() {
+    List<String> options = new ArrayList<>(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+    Path archive = jar().resolveSibling("leasehold.jsa");
+    if (Files.isRegularFile(archive)) {
+      options.addAll(
+          List.of(
+              "-XX:SharedArchiveFile=" + archive, "-Xshare:auto", "-Xlog:cds=off,cds+dynamic=off"));
+    }
+    return options;
+  }
+
   @Override
   public void beforeEach(ExtensionContext context) throws IOException {
     dir =

@@ -37,7 +37,8 @@ final class Cli {
   static Result result(Path workDir, java.util.Map<String, String> env, String... args) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar"));
+    command.addAll(BlackBox.jvmOptions());
+    command.add("-jar");
     command.add(BlackBox.jar().toString());
     command.addAll(List.of(args));
     // one pair of files per call: two scenarios of one test may run commands at once

@@ -16,9 +16,8 @@ import java.util.Map;
  * with the same config and clock.
  */
 public final class Daemon {
-  /** Small heap, serial GC, C1 only: several daemons share 2 cores with the build. */
-  private static final List<String> JVM_OPTIONS =
-      List.of("-XX:+UseSerialGC", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-Xss512k");
+  /** Small heap and stacks beside {@link BlackBox#jvmOptions()}: several daemons share 2 cores. */
+  private static final List<String> JVM_OPTIONS = List.of("-Xmx128m", "-Xss512k");
 
   private static final Duration START_LIMIT = Duration.ofSeconds(90);
 
@@ -57,6 +56,7 @@ public final class Daemon {
   private void launch() {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(BlackBox.jvmOptions());
     command.addAll(JVM_OPTIONS);
     if (extraClasspath.isEmpty()) {
       command.addAll(List.of("-jar", BlackBox.jar().toString()));
