@@ -2,7 +2,6 @@ package dev.leasehold.app.config;
 
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The admin HTTP endpoint.
@@ -18,13 +17,6 @@ public record AdminConfig(
     InetSocketAddress listen, String token, String readToken, List<String> allowedHosts) {
   /** The shortest token accepted at start: 16 characters resist guessing at any request rate. */
   public static final int MIN_TOKEN_LENGTH = 16;
-
-  /**
-   * Tokens that were once published in this project's examples: whoever ran an example unchanged
-   * holds one, and so does everyone who read it. Refused at start, as is any token containing
-   * {@code change-me}.
-   */
-  static final List<String> SHIPPED_TOKENS = List.of("change-me-to-a-long-random-token");
 
   public AdminConfig {
     allowedHosts = List.copyOf(allowedHosts);
@@ -43,7 +35,7 @@ public record AdminConfig(
           + MIN_TOKEN_LENGTH
           + ", e.g. the output of: openssl rand -hex 16";
     }
-    if (SHIPPED_TOKENS.contains(token) || token.toLowerCase(Locale.ROOT).contains("change-me")) {
+    if (ShippedSecrets.isShipped(token)) {
       return "this is an example's token, known to everyone who read it; use your own, e.g. the"
           + " output of: openssl rand -hex 16";
     }

@@ -15,16 +15,6 @@ public record CheckConfig(CheckDefinition definition, String pingKey, NotifyConf
   public static final java.util.List<String> EVENTS =
       java.util.List.of("failed", "missed", "recovered");
 
-  /** The ping keys the shipped examples hold (see {@link #isShippedKey}). */
-  static final java.util.List<String> SHIPPED_KEYS =
-      java.util.List.of("try-it-on-one-machine-only");
-
-  /** Whether {@code key} is one an example ships, or a {@code change-me} placeholder. */
-  static boolean isShippedKey(String key) {
-    return SHIPPED_KEYS.contains(key)
-        || key.toLowerCase(java.util.Locale.ROOT).contains("change-me");
-  }
-
   /** The shortest ping key accepted. */
   public static final int MIN_KEY_LENGTH = 16;
 

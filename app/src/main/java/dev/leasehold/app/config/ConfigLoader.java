@@ -193,7 +193,7 @@ public final class ConfigLoader {
     }
     for (int i = 0; i < checks.size(); i++) {
       CheckConfig check = checks.get(i);
-      if (CheckConfig.isShippedKey(check.pingKey())) {
+      if (ShippedSecrets.isShipped(check.pingKey())) {
         int at = i;
         errors.read(
             () -> {
