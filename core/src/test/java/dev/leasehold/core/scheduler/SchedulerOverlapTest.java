@@ -48,12 +48,23 @@ class SchedulerOverlapTest {
     time.shutdown();
   }
 
+  /** Runs of the allow test: their firing and fence, as the body saw them. */
+  private final Map<Instant, Long> fences = new java.util.concurrent.ConcurrentHashMap<>();
+
   private void start(JobPolicy policy, Duration firstRun) {
+    start(policy, firing -> firing.equals(T0) ? firstRun : Duration.ofSeconds(1));
+  }
+
+  private void start(JobPolicy policy, java.util.function.Function<Instant, Duration> length) {
     JobRunner body =
         ctx -> {
           Instant start = time.now();
-          time.sleep(ctx.firing().equals(T0) ? firstRun : Duration.ofSeconds(1));
-          spans.add(new Span(ctx.firing(), start, time.now()));
+          fences.put(ctx.firing(), ctx.fence());
+          try {
+            time.sleep(length.apply(ctx.firing()));
+          } finally {
+            spans.add(new Span(ctx.firing(), start, time.now()));
+          }
           return JobResult.succeeded();
         };
     JobDefinition job =
@@ -117,6 +128,59 @@ class SchedulerOverlapTest {
         .as("the firing due while another waited: recorded once, as skipped")
         .isEqualTo(Outcome.SKIPPED);
     assertThat(outcomes.get(f10)).isEqualTo(Outcome.SUCCEEDED);
+  }
+
+  @Test
+  void withReplaceTheNextFiringStopsTheRunAndStartsOnceItEnded() {
+    start(JobPolicy.defaults().withOverlap(Overlap.REPLACE), f -> Duration.ofSeconds(25));
+
+    time.advance(Duration.ofSeconds(65));
+
+    assertNoOverlap();
+    Map<Instant, Span> runs =
+        spans.stream().collect(Collectors.toMap(Span::firing, s -> s, (a, b) -> a));
+    assertThat(spans).as("each firing ran at most once").hasSize(runs.size());
+    Map<Instant, Outcome> outcomes = outcomes();
+    for (int i = 0; i < 5; i++) {
+      Instant firing = T0.plus(PERIOD.multipliedBy(i));
+      Instant next = firing.plus(PERIOD);
+      assertThat(runs).as("firing %s ran", firing).containsKey(firing);
+      assertThat(runs.get(firing).end())
+          .as("the run of %s was stopped when %s came due", firing, next)
+          .isBetween(next, next.plusSeconds(1));
+      assertThat(outcomes.get(firing)).as("the row of %s", firing).isEqualTo(Outcome.REPLACED);
+      assertThat(Duration.between(runs.get(firing).end(), runs.get(next).start()))
+          .as("%s starts within a second of the end of the run it replaced", next)
+          .isLessThan(Duration.ofSeconds(1));
+    }
+  }
+
+  @Test
+  void withAllowRunsOfConsecutiveFiringsOverlapAndEachFiringRunsOnce() {
+    start(JobPolicy.defaults().withOverlap(Overlap.ALLOW), f -> Duration.ofSeconds(25));
+
+    time.advance(Duration.ofSeconds(65));
+
+    Map<Instant, Span> runs =
+        spans.stream().collect(Collectors.toMap(Span::firing, s -> s, (a, b) -> a));
+    assertThat(spans).as("each firing ran at most once").hasSize(runs.size());
+    for (int i = 0; i <= 3; i++) {
+      Instant firing = T0.plus(PERIOD.multipliedBy(i));
+      assertThat(runs).as("firing %s ran", firing).containsKey(firing);
+      assertThat(runs.get(firing).start()).isBefore(firing.plusSeconds(1));
+      assertThat(runs.get(firing).end()).isEqualTo(runs.get(firing).start().plusSeconds(25));
+    }
+    assertThat(runs.get(T0.plus(PERIOD)).start())
+        .as("the second firing's run starts while the first one's goes on")
+        .isBefore(runs.get(T0).end());
+    assertThat(outcomes().values()).containsOnly(Outcome.SUCCEEDED);
+    List<Long> byFiring =
+        fences.entrySet().stream()
+            .sorted(Map.Entry.comparingByKey())
+            .map(Map.Entry::getValue)
+            .toList();
+    assertThat(byFiring).as("each run its own fence, rising with the firings").isSorted();
+    assertThat(byFiring).doesNotHaveDuplicates();
   }
 
   @Test
