@@ -22,9 +22,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code overlap: buffer-one}, in virtual time with three replicas: a firing due while a run goes
- * waits and starts as soon as that run ends (within a second), on any replica; a firing due while
- * one already waits is recorded once as skipped; runs never overlap and each firing runs once.
+ * The overlap policies, in virtual time with three replicas. {@code buffer-one}: a firing due while
+ * a run goes waits and starts as soon as that run ends (within a second), on any replica; a firing
+ * due while one already waits is recorded once as skipped; runs never overlap and each firing runs
+ * once. {@code replace}: the holder stops its run when the next firing comes due, and that firing
+ * starts once the run ended (after a dead holder's lease expired). {@code allow}: runs of
+ * consecutive firings overlap, each firing once, each run with its own fence; without a free run
+ * seat a run goes under the job's lease.
  */
 class SchedulerOverlapTest {
   private static final Instant T0 = Instant.parse("2026-12-01T06:00:00Z");
@@ -181,6 +185,50 @@ class SchedulerOverlapTest {
             .toList();
     assertThat(byFiring).as("each run its own fence, rising with the firings").isSorted();
     assertThat(byFiring).doesNotHaveDuplicates();
+  }
+
+  @Test
+  void withReplaceAHolderThatDiedIsWaitedForUntilItsLeaseExpires() {
+    JobPolicy policy =
+        JobPolicy.of(Duration.ofSeconds(15), null, null, null).withOverlap(Overlap.REPLACE);
+    // a replica that claimed the first firing and died: never renewed, never released
+    server.client().claim("backup", T0, "dead-node", policy.ttl()).orElseThrow();
+    start(policy, f -> Duration.ofSeconds(1));
+
+    time.advance(Duration.ofSeconds(25));
+
+    Map<Instant, Span> runs =
+        spans.stream().collect(Collectors.toMap(Span::firing, s -> s, (a, b) -> a));
+    assertThat(spans).as("each firing ran at most once").hasSize(runs.size());
+    Instant f10 = T0.plus(PERIOD);
+    assertThat(runs).as("the dead holder's firing is nobody else's").doesNotContainKey(T0);
+    assertThat(runs.get(f10).start())
+        .as("the next firing waited for the dead holder's lease to expire, then ran")
+        .isBetween(T0.plusSeconds(15), T0.plusSeconds(16));
+    assertThat(runs).containsKey(f10.plus(PERIOD));
+  }
+
+  @Test
+  void withAllowAndEverySeatTakenTheRunsGoUnderTheJobsLeaseWithoutOverlap() {
+    var other = server.client();
+    for (int i = 0; i < dev.leasehold.core.lease.RunSeats.MAX; i++) {
+      other
+          .acquire(
+              dev.leasehold.core.lease.RunSeats.seatName("backup", i),
+              "elsewhere",
+              Duration.ofHours(1))
+          .orElseThrow();
+    }
+    start(JobPolicy.defaults().withOverlap(Overlap.ALLOW), f -> Duration.ofSeconds(15));
+
+    time.advance(Duration.ofSeconds(65));
+
+    assertNoOverlap();
+    Map<Instant, Span> runs =
+        spans.stream().collect(Collectors.toMap(Span::firing, s -> s, (a, b) -> a));
+    assertThat(spans).as("each firing ran at most once").hasSize(runs.size());
+    assertThat(runs).containsKeys(T0, T0.plus(PERIOD), T0.plus(PERIOD.multipliedBy(2)));
+    assertThat(outcomes().values()).containsOnly(Outcome.SUCCEEDED);
   }
 
   @Test
