@@ -234,7 +234,7 @@ final class GroupJitterScenario {
    * The runs in {@code ledger}; a run without an end line is one the stop interrupted, allowed only
    * when it started after {@code stopping}, and it counts as running to the end of the test.
    */
-  private static List<Span> spans(Path ledger, Instant stopping) {
+  static List<Span> spans(Path ledger, Instant stopping) {
     long stoppingNanos = stopping.getEpochSecond() * 1_000_000_000L + stopping.getNano();
     List<String> lines;
     try {

@@ -41,7 +41,8 @@ final class HistoryScenarios {
    * firing run once; {@code history --output} shows what the last runs said; the receiver got
    * exactly one {@code failed} event for each failed firing in the history, and no other. The same
    * daemons also run the jobs of {@link GroupJitterScenario} (a group of one across replicas, a
-   * jittered job), judged as there.
+   * jittered job), judged as there, and those of {@link OverlapScenario} ({@code overlap: replace}
+   * and {@code allow}).
    */
   static void prunedWhileClaimsGoOnOutputKeptAndFailuresNotifiedOnce(
       BlackBox box, SqlTestStore store) throws Exception {
@@ -85,9 +86,18 @@ final class HistoryScenarios {
         GroupJitterScenario.windowed(box.dir(), Duration.ofSeconds(40));
     // and a buffer-one job whose long runs outlast the next firing
     Path buffered = box.dir().resolve("buffered-ledger");
+    // and a replace job whose every run is replaced, and an allow job whose runs overlap
+    Path replaced = box.dir().resolve("replaced-ledger");
+    Path allowed = box.dir().resolve("allowed-ledger");
     List<String> jobs =
         new ArrayList<>(
-            List.of(job, failing, windowed.yaml(), GroupJitterScenario.bufferedJob(buffered)));
+            List.of(
+                job,
+                failing,
+                windowed.yaml(),
+                GroupJitterScenario.bufferedJob(buffered),
+                OverlapScenario.replaceJob(replaced),
+                OverlapScenario.allowJob(allowed)));
     jobs.addAll(grouped.yaml());
     List<Path> configs =
         List.of(
@@ -149,6 +159,8 @@ final class HistoryScenarios {
     GroupJitterScenario.judge(grouped, stopping);
     GroupJitterScenario.judge(windowed);
     GroupJitterScenario.judgeBuffered(buffered, stopping);
+    OverlapScenario.judgeReplaced(replaced, stopping, outcomes(box, configA, "replaced"));
+    OverlapScenario.judgeAllowed(allowed, from, to, stopping);
 
     Scenarios.judge(LedgerChecker.every(Duration.ofSeconds(1)).window(from, to), ledger);
     assertThat(said.lines().filter(l -> l.startsWith("  | tick ")).count())

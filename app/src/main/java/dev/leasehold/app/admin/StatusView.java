@@ -175,6 +175,8 @@ final class StatusView {
       row.put("zone", zone.equals(ZoneOffset.UTC) ? "UTC" : zone.getId());
       row.put("next", job.schedule().nextAfter(now).map(next -> time(next, zone)).orElse(null));
       row.put("overlap", job.overlap().label());
+      row.put(
+          "buffered", StatusReport.buffered(job, lease, now).map(b -> time(b, zone)).orElse(null));
       row.put("holder", lease == null ? "never leased" : lease.currentHolder().orElse("free"));
       row.put(
           "lease_until",

@@ -643,15 +643,13 @@ final class ConfigKeys {
   static final Key<String> JOB_OVERLAP =
       Key.choice(
           "overlap",
-          List.of("skip", "buffer-one"),
+          List.of("skip", "buffer-one", "replace", "allow"),
           "skip",
-          "A firing due while the job runs anywhere: skip (not run), or buffer-one (the first"
-              + " one waits and starts when the run ends, within its misfire-grace; later ones"
-              + " are skipped).",
-          v ->
-              v.equals("replace") || v.equals("allow")
-                  ? v + " is not available in this version; expected skip or buffer-one"
-                  : "expected skip or buffer-one, got '" + v + "'");
+          "A firing due while the job runs anywhere: skip (not run), buffer-one (the first one"
+              + " waits and starts when the run ends, within its misfire-grace; later ones are"
+              + " skipped), replace (the run is stopped, recorded replaced, and the first one"
+              + " starts once it ended), or allow (runs of consecutive firings overlap).",
+          v -> "expected skip or buffer-one, replace or allow, got '" + v + "'");
 
   static final Key<String> JOB_START =
       Key.of(

@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
  * timed-out}, {@code lease-lost}), {@code missed} for a firing no replica ran ({@code missed},
  * {@code group-full}), {@code recovered} for a success whose previous firing's last row in the
  * history (of any replica) did not succeed, {@code succeeded} for any success, each only when the
- * job's {@code on} lists it. A row that a retry of its firing follows is never asked about.
+ * job's {@code on} lists it; none for {@code skipped} and {@code replaced}. A row that a retry of
+ * its firing follows is never asked about.
  *
  * <p>Each of the notifier's channels ({@link NotifyChannel}) gets the event once: a command or an
  * HTTP request the event as JSON (or an HTTP body template), ntfy, Telegram and e-mail a short
@@ -123,7 +124,9 @@ public final class Notifier implements Notices {
   @Override
   public Optional<String> event(ExecutionRecord record) {
     NotifyConfig config = byJob.get(record.job());
-    if (config == null || record.outcome() == Outcome.SKIPPED) {
+    if (config == null
+        || record.outcome() == Outcome.SKIPPED
+        || record.outcome() == Outcome.REPLACED) {
       return Optional.empty();
     }
     return event(config, record);
@@ -327,6 +330,7 @@ public final class Notifier implements Notices {
             }
             return before.outcome() != Outcome.SUCCEEDED
                 && before.outcome() != Outcome.SKIPPED
+                && before.outcome() != Outcome.REPLACED
                 && before.outcome() != Outcome.RESET;
           }
           return false;

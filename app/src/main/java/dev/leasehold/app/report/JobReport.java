@@ -49,10 +49,11 @@ public final class JobReport {
 
   /**
    * The job's track record over {@code runs} (newest first): how many of them ran (ended {@code
-   * succeeded}, {@code failed}, {@code timed-out} or {@code lease-lost}; skips, misses, pauses and
-   * resets are not runs), the share that succeeded, the firing of the last success, and {@code
-   * failing_since}: when the latest run failed, the firing of the first failure since the last
-   * success (of the oldest run read when none succeeded), else {@code null}.
+   * succeeded}, {@code failed}, {@code timed-out} or {@code lease-lost}; skips, misses, pauses,
+   * resets and runs stopped as {@code replaced} are not counted), the share that succeeded, the
+   * firing of the last success, and {@code failing_since}: when the latest run failed, the firing
+   * of the first failure since the last success (of the oldest run read when none succeeded), else
+   * {@code null}.
    */
   static Map<String, Object> record(List<ExecutionRecord> runs) {
     int ran = 0;

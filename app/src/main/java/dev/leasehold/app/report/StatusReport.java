@@ -11,9 +11,13 @@ import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.Pause;
 import dev.leasehold.core.lease.Replicas;
+import dev.leasehold.core.lease.RunSeats;
 import dev.leasehold.core.schedule.AfterSchedule;
+import dev.leasehold.core.scheduler.JobPolicy;
+import dev.leasehold.core.scheduler.Overlap;
 import dev.leasehold.core.scheduler.TriggerRequest;
 import dev.leasehold.core.store.StoreBackend;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -185,7 +189,21 @@ public final class StatusReport {
     Map<String, LeaseState> states =
         store.list().stream()
             .collect(Collectors.toMap(LeaseState::name, Function.identity(), (a, b) -> a));
-    return config.jobs().stream().map(job -> row(job, states.get(job.name()), now)).toList();
+    return config.jobs().stream()
+        .map(
+            job -> {
+              Map<String, Object> row = row(job, states.get(job.name()), now);
+              if (job.overlap() == Overlap.ALLOW) {
+                // the runs going on under seats of their own, beside the job's lease
+                row.put(
+                    "runs",
+                    states.values().stream()
+                        .filter(s -> s.held() && RunSeats.isSeatOf(job.name(), s.name()))
+                        .count());
+              }
+              return row;
+            })
+        .toList();
   }
 
   static Map<String, Object> row(JobConfig job, LeaseState state, Instant now) {
@@ -194,12 +212,34 @@ public final class StatusReport {
     row.put("schedule", job.schedule().describe());
     row.put("next_fire", job.schedule().nextAfter(now).map(FireTimes::format).orElse(null));
     row.put("overlap", job.overlap().label());
+    row.put("buffered", buffered(job, state, now).map(FireTimes::format).orElse(null));
     row.put("holder", state == null ? null : state.currentHolder().orElse(null));
     row.put("lease_until", state == null ? null : FireTimes.format(state.leaseUntil()));
     row.put("last_fire", state == null ? null : FireTimes.format(state.lastFire()));
     row.put("fence", state == null ? 0L : state.fence());
     row.put("paused", state == null || state.pause() == null ? null : paused(state.pause()));
     return row;
+  }
+
+  /**
+   * The firing that waits behind the running run of a {@code buffer-one} or {@code replace} job:
+   * while the job's lease is held, the first firing after its watermark (the running firing), once
+   * it is due and while it is within its misfire grace. The replicas compute the same firing from
+   * the same schedule and watermark.
+   */
+  public static Optional<Instant> buffered(JobConfig job, LeaseState state, Instant now) {
+    if ((job.overlap() != Overlap.BUFFER_ONE && job.overlap() != Overlap.REPLACE)
+        || state == null
+        || !state.held()
+        || state.lastFire() == null) {
+      return Optional.empty();
+    }
+    Duration grace =
+        (job.misfireGrace() == null ? JobPolicy.DEFAULT_MISFIRE_GRACE : job.misfireGrace())
+            .plusSeconds(1);
+    return job.schedule()
+        .nextAfter(state.lastFire())
+        .filter(f -> !f.isAfter(now) && Duration.between(f, now).compareTo(grace) <= 0);
   }
 
   /** A pause as the {@code paused} object of {@code status --json} and {@code /jobs}. */
@@ -218,6 +258,9 @@ public final class StatusReport {
         .map(
             r -> {
               Map<String, Object> copy = new LinkedHashMap<>(r);
+              if (copy.remove("buffered") instanceof String b) {
+                copy.put("next_fire", "waiting: " + b);
+              }
               if (copy.remove("waiting") instanceof List<?> w && !w.isEmpty()) {
                 copy.put(
                     "next_fire",

@@ -189,6 +189,7 @@ class StatusHistoryTriggerTest {
                 "schedule",
                 "next_fire",
                 "overlap",
+                "buffered",
                 "holder",
                 "lease_until",
                 "last_fire",

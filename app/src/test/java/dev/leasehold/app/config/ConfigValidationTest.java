@@ -463,15 +463,10 @@ class ConfigValidationTest {
             "jobs[0].start",
             "is not a date-time"),
         bad(
-            "an overlap policy this version does not have",
-            "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    overlap: replace\n",
-            "jobs[0].overlap",
-            "replace is not available in this version; expected skip or buffer-one"),
-        bad(
             "an unknown overlap policy",
             "jobs:\n  - name: a\n    every: 5s\n    command: [\"true\"]\n    overlap: queue\n",
             "jobs[0].overlap",
-            "expected skip or buffer-one, got 'queue'"),
+            "expected skip or buffer-one, replace or allow, got 'queue'"),
         bad(
             "notify without a notifier",
             "notify:\n  on: [failed]\njobs:\n" + GOOD_JOB,

@@ -126,6 +126,16 @@ class ExclusionConfigTest {
   }
 
   @Test
+  void replaceAndAllowAreRead() throws Exception {
+    DaemonConfig c =
+        load(
+            "jobs:\n  - name: a\n    every: 1m\n    overlap: REPLACE\n    command: [\"true\"]\n"
+                + "  - name: b\n    every: 1m\n    overlap: allow\n    command: [\"true\"]\n");
+    assertThat(c.job("a").orElseThrow().overlap()).isEqualTo(Overlap.REPLACE);
+    assertThat(c.job("b").orElseThrow().overlap()).isEqualTo(Overlap.ALLOW);
+  }
+
+  @Test
   void anRruleTheReaderCannotFollowIsRefusedWithItsLine() throws Exception {
     Path ics = dir.resolve("weekly.ics");
     Files.writeString(

@@ -305,6 +305,24 @@ class NotifierTest {
   }
 
   @Test
+  void aReplacedRunMakesNoEvent() {
+    Notifier n = notifier(http());
+    ExecutionRecord replaced =
+        new ExecutionRecord(
+            "checkin",
+            T0,
+            "gateway-1",
+            4,
+            TriggerKind.SCHEDULED,
+            T0,
+            T0.plusSeconds(9),
+            Outcome.REPLACED,
+            143,
+            "stopped: replaced");
+    assertThat(n.event(replaced)).isEmpty();
+  }
+
+  @Test
   void aCommandGetsTheEventOnStdinAndInLeaseholdEvent() throws Exception {
     Path out = dir.resolve("event");
     NotifyConfig command =

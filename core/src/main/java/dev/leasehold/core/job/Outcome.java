@@ -41,7 +41,13 @@ public enum Outcome {
    * now; written once per request, under {@code _leasehold.requests}, before the run begins. The
    * run itself has a row of its own under the job's name.
    */
-  TAKEN;
+  TAKEN,
+  /**
+   * The run was stopped because the job's next firing came due ({@code overlap: replace}): its
+   * process tree got SIGTERM, then SIGKILL after {@code kill-grace}; the next firing started once
+   * it had ended. Recorded by the replica that ran it.
+   */
+  REPLACED;
 
   public String label() {
     return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');

@@ -7,5 +7,7 @@ public enum StopReason {
   /** The job ran past its {@code timeout}. */
   TIMED_OUT,
   /** The daemon is shutting down and the shutdown grace ran out. */
-  SHUTDOWN
+  SHUTDOWN,
+  /** The job's next firing came due and replaces this run ({@code overlap: replace}). */
+  REPLACED
 }

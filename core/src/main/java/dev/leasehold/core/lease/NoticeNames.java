@@ -39,12 +39,17 @@ public final class NoticeNames {
   }
 
   private static String name(String prefix, String job) {
+    return fitted(prefix, job, MAX_LENGTH);
+  }
+
+  /** {@code prefix + job}, or when longer than {@code max} the job's start and a digest of it. */
+  static String fitted(String prefix, String job, int max) {
     LeaseNames.require(job);
-    if (prefix.length() + job.length() <= MAX_LENGTH) {
+    if (prefix.length() + job.length() <= max) {
       return prefix + job;
     }
     String hash = digest(job);
-    return prefix + job.substring(0, MAX_LENGTH - prefix.length() - hash.length() - 1) + "-" + hash;
+    return prefix + job.substring(0, max - prefix.length() - hash.length() - 1) + "-" + hash;
   }
 
   private static String digest(String job) {

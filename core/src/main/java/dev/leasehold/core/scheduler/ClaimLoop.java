@@ -52,6 +52,11 @@ final class ClaimLoop implements ClaimBatch.Answers, SlotMachine.Feed {
   @Override
   public void apply(JobSlot slot, SlotMachine.Event event) {
     JobSlot.Phase from = slot.phase();
+    if (event instanceof SlotMachine.Due d
+        && slot.job.policy().overlap() == Overlap.REPLACE
+        && !retries.isRetry(slot, d.firing())) {
+      event = new SlotMachine.Due(d.firing(), true); // a scheduled firing replaces a run here
+    }
     Transition t = SlotMachine.next(from, event);
     long step = t.to() == from ? -1 : slot.enter(t.to());
     for (SlotEffect effect : t.effects()) {

@@ -48,12 +48,17 @@ final class FiringRules {
   /**
    * Whether {@code firing} of {@code job} may wait behind the run of firing {@code behind} (the
    * running firing: the lease's watermark, or this node's own run) rather than be given up: the job
-   * buffers one ({@link Overlap#BUFFER_ONE}), {@code firing} is the first firing after {@code
-   * behind}, and it is still within its misfire grace. Every replica computes the same answer from
-   * the schedule, so at most one firing waits behind a run.
+   * buffers one ({@link Overlap#BUFFER_ONE}, {@link Overlap#REPLACE}), {@code firing} is the first
+   * firing after {@code behind}, and it is still within its misfire grace. Every replica computes
+   * the same answer from the schedule, so at most one firing waits behind a run. A job that allows
+   * overlaps ({@link Overlap#ALLOW}) holds its lease only between a claim and its run's own lease:
+   * any firing in its grace waits for it.
    */
   static boolean buffered(JobDefinition job, Instant firing, Instant behind, Instant now) {
-    return job.policy().overlap() == Overlap.BUFFER_ONE
+    if (job.policy().overlap() == Overlap.ALLOW) {
+      return !isMissed(job.policy().misfireGrace(), firing, now);
+    }
+    return job.policy().overlap().buffersOne()
         && behind != null
         && firing.isAfter(behind)
         && !isMissed(job.policy().misfireGrace(), firing, now)

@@ -48,6 +48,7 @@ final class JobRun implements LeaseHold.Listener {
   /**
    * @param sentNanos the ticker's reading just before the claim or acquisition was sent
    * @param upstreamFence for a run after its upstream's: that run's fence, else 0
+   * @param fence the run's fence: {@code lease}'s, or the claim's when it holds another lease
    */
   JobRun(
       JobDefinition job,
@@ -57,6 +58,7 @@ final class JobRun implements LeaseHold.Listener {
       TriggerKind trigger,
       long upstreamFence,
       long sentNanos,
+      long fence,
       SchedulerParts parts) {
     this.job = job;
     this.lease = lease;
@@ -66,7 +68,7 @@ final class JobRun implements LeaseHold.Listener {
         new JobContext(
             job.name(),
             firing,
-            lease.fence(),
+            fence,
             parts.node(),
             attempt,
             trigger,
@@ -155,7 +157,7 @@ final class JobRun implements LeaseHold.Listener {
     if (!context.leaseLost()) {
       release();
     }
-    return RunRecords.notRun(context, lease.fence(), parts.clock().instant(), outcome, detail);
+    return RunRecords.notRun(context, context.fence(), parts.clock().instant(), outcome, detail);
   }
 
   /** Runs the body on the calling thread, releases the lease and returns the history record. */
@@ -277,7 +279,7 @@ final class JobRun implements LeaseHold.Listener {
     }
     long millis = Duration.ofNanos(parts.ticker().nanoTime() - startNanos).toMillis();
     return RunRecords.ran(
-        context, lease.fence(), startedAt, parts.clock().instant(), millis, result);
+        context, context.fence(), startedAt, parts.clock().instant(), millis, result);
   }
 
   /** A detail as one quoted token ({@link RunRecords#quoted}). */
@@ -308,7 +310,7 @@ final class JobRun implements LeaseHold.Listener {
             "lease lost job={} firing={} fence={}: {}; stopping the job",
             job.name(),
             context.firing(),
-            lease.fence(),
+            context.fence(),
             why);
       } else {
         log.info("stopping job={} firing={}: {}", job.name(), context.firing(), why);

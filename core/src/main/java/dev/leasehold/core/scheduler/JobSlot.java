@@ -77,6 +77,7 @@ final class JobSlot {
   private Cancellable nextFiring;
   private Cancellable settleTimer;
   private JobRun running;
+  private final List<JobRun> overlapping = new ArrayList<>();
   private final TreeSet<Instant> queued = new TreeSet<>();
   private final TreeMap<Instant, Unrun> unrun = new TreeMap<>();
 
@@ -118,6 +119,31 @@ final class JobSlot {
 
   boolean busy() {
     return phase() != Phase.IDLE;
+  }
+
+  /** Whether a claim or any run is in flight, runs under leases of their own included. */
+  boolean inFlight() {
+    return busy() || !overlapping.isEmpty();
+  }
+
+  /** A run that holds a lease of its own ({@link Overlap#ALLOW}) starts, or ({@code !on}) ended. */
+  void overlapping(JobRun run, boolean on) {
+    owner.check();
+    if (on) {
+      overlapping.add(run);
+    } else {
+      overlapping.remove(run);
+    }
+  }
+
+  /**
+   * Every run in flight here: the one of {@link Phase#RUNNING} and those under leases of their own.
+   */
+  List<JobRun> runs() {
+    owner.check();
+    List<JobRun> runs = new ArrayList<>(overlapping);
+    running().ifPresent(runs::add);
+    return runs;
   }
 
   /**
@@ -217,9 +243,12 @@ final class JobSlot {
    */
   void queue(Instant firing) {
     owner.check();
-    if (job.policy().overlap() == Overlap.BUFFER_ONE
+    if (job.policy().overlap().buffersOne()
         && (phase == Phase.WAITING_FOR_LEASE || !queued.isEmpty())) {
-      giveUp(firing, Outcome.SKIPPED, "a firing of the job already waits (overlap buffer-one)");
+      giveUp(
+          firing,
+          Outcome.SKIPPED,
+          "a firing of the job already waits (overlap " + job.policy().overlap().label() + ")");
       return;
     }
     queued.add(firing);

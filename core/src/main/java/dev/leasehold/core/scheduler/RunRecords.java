@@ -111,6 +111,7 @@ final class RunRecords {
       case LEASE_LOST -> Outcome.LEASE_LOST;
       case TIMED_OUT -> Outcome.TIMED_OUT;
       case SHUTDOWN -> Outcome.FAILED;
+      case REPLACED -> Outcome.REPLACED;
     };
   }
 }

@@ -84,7 +84,7 @@ final class Shutdown {
     }
     slots.awaitIdle(grace);
     List<JobRun> stragglers =
-        owner.call(() -> slots.withRetired().stream().flatMap(s -> s.running().stream()).toList());
+        owner.call(() -> slots.withRetired().stream().flatMap(s -> s.runs().stream()).toList());
     for (JobRun run : stragglers) {
       run.stop(StopReason.SHUTDOWN, "shutdown grace ran out");
     }

@@ -21,6 +21,9 @@ sealed interface SlotEffect {
   /** The firing waits behind the claim or run in flight. */
   record Queue(Instant firing) implements SlotEffect {}
 
+  /** This node's run of the job, of a firing before {@code firing}, is stopped as replaced. */
+  record Replace(Instant firing) implements SlotEffect {}
+
   /**
    * The run starts under the won lease (on the workers, through the job's group); {@code manual} is
    * null for a scheduled firing.

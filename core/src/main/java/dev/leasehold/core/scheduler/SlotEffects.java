@@ -2,6 +2,7 @@ package dev.leasehold.core.scheduler;
 
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.Outcome;
+import dev.leasehold.core.job.StopReason;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStoreException;
@@ -37,6 +38,7 @@ final class SlotEffects {
   private final ResumeWatch resume;
   private final SlotMachine.Feed feed;
   private final SlotOwner owner;
+  private final OverlappingRuns overlapping;
 
   SlotEffects(
       Slots slots,
@@ -59,6 +61,7 @@ final class SlotEffects {
     this.feed = feed;
     this.owner = slots.owner();
     this.resume = new ResumeWatch(slots, rules, parts, feed);
+    this.overlapping = new OverlappingRuns(slots, parts, retries, groups, feed, this);
   }
 
   /** Event: performs {@code effect}; {@code step} is the step of the phase just entered. */
@@ -73,6 +76,10 @@ final class SlotEffects {
       slot.queue(q.firing());
     } else if (effect instanceof SlotEffect.Run r) {
       run(slot, r);
+    } else if (effect instanceof SlotEffect.Replace r) {
+      slot.running()
+          .filter(run -> run.context().firing().isBefore(r.firing()))
+          .ifPresent(run -> run.stop(StopReason.REPLACED, "replaced by firing " + r.firing()));
     } else if (effect instanceof SlotEffect.Acquire a) {
       acquire(slot, a.run());
     } else if (effect instanceof SlotEffect.Refuse r) {
@@ -177,6 +184,19 @@ final class SlotEffects {
     ManualRun manual = r.manual();
     Retries.Run which =
         manual == null ? retries.runOf(slot, r.firing()) : new Retries.Run(r.firing(), 1);
+    if (manual == null && job.policy().overlap() == Overlap.ALLOW) {
+      overlapping.start(slot, job, r, which);
+    } else {
+      runHeld(slot, job, r, which);
+    }
+  }
+
+  /**
+   * Event: the run goes under the job's lease, the slot {@link JobSlot.Phase#RUNNING} until it
+   * ends.
+   */
+  void runHeld(JobSlot slot, JobDefinition job, SlotEffect.Run r, Retries.Run which) {
+    ManualRun manual = r.manual();
     SchedulerParts on = manual == null ? parts : manual.parts(parts);
     JobRun run =
         new JobRun(
@@ -187,6 +207,7 @@ final class SlotEffects {
             manual == null ? TriggerKind.SCHEDULED : manual.kind(),
             manual == null ? 0 : manual.upstreamFence(),
             r.sentNanos(),
+            r.lease().fence(),
             on);
     slot.running(run);
     Consumer<ExecutionRecord> done =
@@ -194,16 +215,7 @@ final class SlotEffects {
           ExecutionRecord row = ended == null || manual == null ? ended : manual.row(ended);
           FiringRules.AfterRun after = FiringRules.AfterRun.FINAL;
           try {
-            if (row != null) {
-              after = retries.plan(job, row);
-              if (!after.retrying()) {
-                List<JobDefinition> jobs =
-                    slots.read(() -> slots.all().stream().map(s -> s.job).toList());
-                Chains.handOffs(jobs, row, parts.node(), parts.clock().instant())
-                    .forEach(history::handOff);
-              }
-              history.record(row, after.retrying());
-            }
+            after = recorded(job, row);
           } finally {
             SlotMachine.RunEnded end = new SlotMachine.RunEnded(run.context(), row, after);
             owner.execute(
@@ -220,6 +232,23 @@ final class SlotEffects {
       return;
     }
     on.workers().execute(() -> runManual(manual, run, r, job, on, done));
+  }
+
+  /**
+   * Any thread: the ended run's {@code row} (none: {@code null}) is written, with the hand-offs to
+   * the jobs that run after it when no retry follows; returns what follows it.
+   */
+  FiringRules.AfterRun recorded(JobDefinition job, ExecutionRecord row) {
+    if (row == null) {
+      return FiringRules.AfterRun.FINAL;
+    }
+    FiringRules.AfterRun after = retries.plan(job, row);
+    if (!after.retrying()) {
+      List<JobDefinition> jobs = slots.read(() -> slots.all().stream().map(s -> s.job).toList());
+      Chains.handOffs(jobs, row, parts.node(), parts.clock().instant()).forEach(history::handOff);
+    }
+    history.record(row, after.retrying());
+    return after;
   }
 
   /** On the manual run's thread: its take under the lease, a last validity check, the run. */

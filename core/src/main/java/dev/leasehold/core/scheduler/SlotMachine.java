@@ -19,6 +19,7 @@ import dev.leasehold.core.scheduler.SlotEffect.Ran;
 import dev.leasehold.core.scheduler.SlotEffect.RecordPaused;
 import dev.leasehold.core.scheduler.SlotEffect.Refuse;
 import dev.leasehold.core.scheduler.SlotEffect.ReleaseLate;
+import dev.leasehold.core.scheduler.SlotEffect.Replace;
 import dev.leasehold.core.scheduler.SlotEffect.Report;
 import dev.leasehold.core.scheduler.SlotEffect.ReportLate;
 import dev.leasehold.core.scheduler.SlotEffect.Run;
@@ -51,8 +52,15 @@ final class SlotMachine {
   /** What happens to a slot. */
   sealed interface Event {}
 
-  /** A firing came due (its timer, a retry's instant, a resume, a catch-up). */
-  record Due(Instant firing) implements Event {}
+  /**
+   * A firing came due (its timer, a retry's instant, a resume, a catch-up); {@code replaces}: it
+   * stops this node's run of the job ({@link Overlap#REPLACE}, not a retry's instant).
+   */
+  record Due(Instant firing, boolean replaces) implements Event {
+    Due(Instant firing) {
+      this(firing, false);
+    }
+  }
 
   /** This node will not run {@code firing} (its timer came past the grace): report it later. */
   record NotRun(Instant firing, Outcome outcome, String why) implements Event {}
@@ -107,6 +115,12 @@ final class SlotMachine {
   /** The run ended; {@code row} is its record ({@code null} when that failed unexpectedly). */
   record RunEnded(JobContext ran, ExecutionRecord row, FiringRules.AfterRun after)
       implements Event {}
+
+  /**
+   * The won firing's run holds a lease of its own and the job's lease was released ({@link
+   * Overlap#ALLOW}): the slot is free for the next firing while the run goes on.
+   */
+  record Detached() implements Event {}
 
   /** A manual run is asked for: it takes the job's lease with {@code acquire} when idle here. */
   record Trigger(ManualRun run) implements Event {}
@@ -300,7 +314,12 @@ final class SlotMachine {
 
   private static Transition running(Event event) {
     if (event instanceof Due d) {
-      return Transition.of(Phase.RUNNING, new Queue(d.firing()));
+      return d.replaces()
+          ? Transition.of(Phase.RUNNING, new Queue(d.firing()), new Replace(d.firing()))
+          : Transition.of(Phase.RUNNING, new Queue(d.firing()));
+    }
+    if (event instanceof Detached) {
+      return Transition.of(Phase.IDLE, NEXT);
     }
     if (event instanceof NotRun n) {
       return Transition.of(Phase.RUNNING, giveUp(n));

@@ -88,7 +88,7 @@ final class Slots {
     next.remove(job);
     byName = Collections.unmodifiableMap(next);
     slot.retire();
-    if (slot.busy()) {
+    if (slot.inFlight()) {
       retired.add(slot);
     }
     return slot;
@@ -154,8 +154,8 @@ final class Slots {
   /** Event, after a slot went idle: completes {@link #whenIdle} once every slot is idle. */
   void changed() {
     owner.check();
-    retired.removeIf(slot -> !slot.busy());
-    if (!idleWaiters.isEmpty() && withRetired().stream().noneMatch(JobSlot::busy)) {
+    retired.removeIf(slot -> !slot.inFlight());
+    if (!idleWaiters.isEmpty() && withRetired().stream().noneMatch(JobSlot::inFlight)) {
       idleWaiters.forEach(w -> w.complete(null));
       idleWaiters.clear();
     }

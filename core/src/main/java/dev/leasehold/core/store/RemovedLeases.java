@@ -4,6 +4,7 @@ import dev.leasehold.core.lease.Forgetting;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NoticeNames;
+import dev.leasehold.core.lease.RunSeats;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
@@ -18,7 +19,8 @@ import java.util.function.Supplier;
  * that is not paused, and whose last firing (or, for a name only ever acquired, the end of its last
  * lease) is older than {@link #GRACE}; and a self-check scratch record left behind (a check that
  * could not forget it) once it has been free for {@link #SCRATCH_GRACE}. A removed job's two
- * notification records ({@link NoticeNames}) go with the same grace as its own. Records of
+ * notification records ({@link NoticeNames}) go with the same grace as its own, and so does a run
+ * seat ({@link RunSeats}) free for that long, whether its job is configured or not. Records of
  * Leasehold's other leases ({@code _leasehold.} names: the prune's, a group's slots) are left
  * alone. The store refuses to forget a record that became held or paused meanwhile, so a job that
  * returns is never disturbed; its fence goes on above the old one.
@@ -118,6 +120,8 @@ final class RemovedLeases {
       if (kept.contains(name)) {
         return false;
       }
+    } else if (RunSeats.isSeat(name)) {
+      // a run seat carries no watermark: free and unused for the grace, it goes, job or not
     } else if (name.startsWith("_leasehold.") || configured.contains(name)) {
       return false;
     }

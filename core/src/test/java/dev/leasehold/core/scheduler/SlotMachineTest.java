@@ -62,6 +62,8 @@ class SlotMachineTest {
 
   static {
     EVENTS.put("due 20", new SlotMachine.Due(at(20)));
+    EVENTS.put("due 20 replacing", new SlotMachine.Due(at(20), true));
+    EVENTS.put("detached", new SlotMachine.Detached());
     EVENTS.put("timer past grace 20", new SlotMachine.NotRun(at(20), Outcome.MISSED, "late"));
     EVENTS.put("won in time", new SlotMachine.Won(at(10), LEASE, 0, null));
     EVENTS.put("won late", new SlotMachine.Won(at(10), LEASE, 0, "answer after validity"));
@@ -108,6 +110,7 @@ class SlotMachineTest {
   /** phase | event | next phase | effects, in order. Every other pair is refused. */
   private static final String[] TABLE = {
     "IDLE              | due 20                   | CLAIMING          | Claim 20 #1",
+    "IDLE              | due 20 replacing         | CLAIMING          | Claim 20 #1",
     "IDLE              | timer past grace 20      | CLAIMING          | GiveUp 20 MISSED, Report",
     "IDLE              | idle queued 20           | CLAIMING          | Claim 20 #1",
     "IDLE              | idle unrun               | CLAIMING          | Report",
@@ -125,6 +128,7 @@ class SlotMachineTest {
     "BACKING_OFF       | trigger 30               | BACKING_OFF       | Refuse",
     "RUNNING           | trigger 30               | RUNNING           | Refuse",
     "CLAIMING          | due 20                   | CLAIMING          | Queue 20",
+    "CLAIMING          | due 20 replacing         | CLAIMING          | Queue 20",
     "CLAIMING          | timer past grace 20      | CLAIMING          | GiveUp 20 MISSED",
     "CLAIMING          | won in time              | RUNNING           | Run 10",
     "CLAIMING          | won late                 | CLAIMING          | ReportLate 10",
@@ -145,17 +149,21 @@ class SlotMachineTest {
     "CLAIMING          | late reported            | IDLE              | Next",
     "CLAIMING          | stopped                  | IDLE              | Next",
     "WAITING_FOR_LEASE | due 20                   | WAITING_FOR_LEASE | Queue 20",
+    "WAITING_FOR_LEASE | due 20 replacing         | WAITING_FOR_LEASE | Queue 20",
     "WAITING_FOR_LEASE | timer past grace 20      | WAITING_FOR_LEASE | GiveUp 20 MISSED",
     "WAITING_FOR_LEASE | lease poll               | CLAIMING          | Claim 10 #1",
     "WAITING_FOR_LEASE | lease poll stopping      | IDLE              | Next",
     "WAITING_FOR_LEASE | stopped                  | IDLE              | Next",
     "BACKING_OFF       | due 20                   | CLAIMING          | Claim 20 #1",
+    "BACKING_OFF       | due 20 replacing         | CLAIMING          | Claim 20 #1",
     "BACKING_OFF       | timer past grace 20      | BACKING_OFF       | GiveUp 20 MISSED",
     "BACKING_OFF       | backoff ended 20         | CLAIMING          | Claim 20 #3",
     "BACKING_OFF       | backoff ended missed     | IDLE              | GiveUp 20 MISSED, Next",
     "BACKING_OFF       | backoff ended stopping   | IDLE              | Next",
     "BACKING_OFF       | stopped                  | IDLE              | Next",
     "RUNNING           | due 20                   | RUNNING           | Queue 20",
+    "RUNNING           | due 20 replacing         | RUNNING           | Queue 20, Replace 20",
+    "RUNNING           | detached                 | IDLE              | Next",
     "RUNNING           | timer past grace 20      | RUNNING           | GiveUp 20 MISSED",
     "RUNNING           | run ended                | IDLE              | Ran, Next after run 10",
     "RUNNING           | run ended no row         | IDLE              | Next after run 10",
@@ -223,6 +231,8 @@ class SlotMachineTest {
       return name + " " + seconds(c.firing()) + " #" + c.attempt();
     } else if (e instanceof SlotEffect.Queue q) {
       return name + " " + seconds(q.firing());
+    } else if (e instanceof SlotEffect.Replace r) {
+      return name + " " + seconds(r.firing());
     } else if (e instanceof SlotEffect.Run r) {
       return name + " " + seconds(r.firing()) + (r.manual() == null ? "" : " manual");
     } else if (e instanceof SlotEffect.ReportLate l) {

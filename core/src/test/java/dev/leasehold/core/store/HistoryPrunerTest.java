@@ -9,8 +9,10 @@ import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.JournalEntry;
 import dev.leasehold.core.lease.Lease;
+import dev.leasehold.core.lease.LeaseNames;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.NoticeNames;
+import dev.leasehold.core.lease.RunSeats;
 import dev.leasehold.core.testing.InMemoryExecutionLog;
 import dev.leasehold.core.testing.InMemoryLeaseStore;
 import dev.leasehold.core.testing.VirtualTime;
@@ -160,6 +162,55 @@ class HistoryPrunerTest {
     // the removed job returns: it runs, with a fence above the one given before
     Lease back = client.claim("gone", time.now(), "n", Duration.ofMinutes(1)).orElseThrow();
     assertThat(back.fence()).isGreaterThan(gone.fence());
+  }
+
+  @Test
+  void runSeatsFreeForTheGraceAreForgottenWhetherTheirJobIsConfiguredOrNot() {
+    VirtualTime time = new VirtualTime(NOW.minus(RemovedLeases.GRACE).minus(Duration.ofDays(1)));
+    InMemoryLeaseStore client = new InMemoryLeaseStore.Shared(time.clock()).client();
+    String longJob = "j".repeat(100);
+    for (String seat :
+        List.of(
+            RunSeats.seatName("kept", 0),
+            RunSeats.seatName("gone", 0),
+            RunSeats.seatName(longJob, 1))) {
+      client.release(client.acquire(seat, "n", Duration.ofMinutes(1)).orElseThrow());
+    }
+    time.advanceTo(NOW.minus(Duration.ofDays(1)));
+    client.release(
+        client.acquire(RunSeats.seatName("kept", 1), "n", Duration.ofMinutes(1)).orElseThrow());
+    client.acquire(RunSeats.seatName("kept", 2), "n", Duration.ofDays(3)).orElseThrow();
+    time.advanceTo(NOW);
+
+    HistoryPruner pruner =
+        new HistoryPruner(
+            client,
+            Optional.of(client),
+            history,
+            DAY,
+            "a",
+            time.clock(),
+            () -> Set.of("kept", longJob),
+            System::nanoTime);
+    List<String> told = new java.util.ArrayList<>();
+    pruner.onForgotten(told::add);
+    assertThat(pruner.pruneOnce()).contains(0);
+    assertThat(client.list())
+        .extracting(LeaseState::name)
+        .doesNotContain(
+            RunSeats.seatName("kept", 0),
+            RunSeats.seatName("gone", 0),
+            RunSeats.seatName(longJob, 1))
+        .contains(RunSeats.seatName("kept", 1), RunSeats.seatName("kept", 2));
+    assertThat(told).as("seats are no jobs of the audit trail").isEmpty();
+    assertThat(RunSeats.seatName(longJob, RunSeats.MAX - 1))
+        .as("fits under any namespace")
+        .hasSizeLessThanOrEqualTo(LeaseNames.MAX_LENGTH - 55);
+    assertThat(RunSeats.isSeatOf(longJob, RunSeats.seatName(longJob, 63))).isTrue();
+    assertThat(RunSeats.isSeatOf("kept", RunSeats.seatName("kept-2", 0))).isFalse();
+    assertThat(RunSeats.seatName(longJob, 0))
+        .as("long job names are told apart")
+        .isNotEqualTo(RunSeats.seatName("j".repeat(99) + "k", 0));
   }
 
   @Test

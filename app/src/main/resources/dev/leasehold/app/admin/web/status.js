@@ -8,7 +8,7 @@
 var SYMBOLS = {
   'succeeded': '\u2713', 'failed': '\u2717', 'timed-out': '\u23f1',
   'lease-lost': '\u26a0', 'skipped': '\u21b7', 'missed': '\u2205',
-  'paused': '\u23f8'
+  'paused': '\u23f8', 'replaced': '\u21bb'
 };
 
 var SECTIONS = [renderHeader, renderProblems, renderJobs, renderChecks, renderReplicas, renderNodes,
@@ -88,7 +88,8 @@ function renderJobs(s) {
     var row = el('tr', {'data-job': j.name}, [
       el('th', {scope: 'row'}, name),
       el('td', {}, [j.schedule, el('br'), el('small', {text: 'zone ' + j.zone})]),
-      el('td', {'class': 'next'}, [j.next ? time(j.next) : 'none (a one-off that has passed)']),
+      el('td', {'class': 'next'}, j.buffered ? ['waiting: ', time(j.buffered)]
+        : [j.next ? time(j.next) : 'none (a one-off that has passed)']),
       el('td', {'class': 'holder', text: j.holder}),
       el('td', {}, [time(j.lease_until)]),
       el('td', {'class': 'fence', text: String(j.fence)}),
