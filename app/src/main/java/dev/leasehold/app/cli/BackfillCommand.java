@@ -236,7 +236,9 @@ final class BackfillCommand implements Callable<Integer> {
   private int backfill(
       DaemonConfig c, JobConfig jc, StoreBackend backend, List<Instant> instants, Duration open) {
     // request rows bump the marker that tells the daemons to read the queue
-    ExecutionLog history = RequestMarker.signaling(backend.executionLog(), backend.leaseStore());
+    ExecutionLog history =
+        RequestMarker.signaling(
+            backend.executionLog(), backend.leaseStore(), backend.requestSignals());
     records = backend.nodeRecords();
     List<ExecutionRecord> known = known(history);
     Set<Instant> succeeded =

@@ -202,7 +202,7 @@ final class TriggerCommand implements Callable<Integer> {
     TriggerRequest request =
         TriggerRequest.create(job, DaemonModule.cliNode(c), context.clock().instant(), open);
     // the row, then the marker that tells the daemons to read the queue
-    RequestMarker.signaling(backend.executionLog(), backend.leaseStore())
+    RequestMarker.signaling(backend.executionLog(), backend.leaseStore(), backend.requestSignals())
         .record(request.requestRow());
     audit.ok(
         "requested: request " + request.id() + ", open until " + FireTimes.format(request.until()));

@@ -254,7 +254,9 @@ public final class DaemonModule extends AbstractModule {
         Scheduler.builder()
             .node(node)
             .store(backend.leaseStore())
-            .executionLog(RequestMarker.signaling(backend.executionLog(), backend.leaseStore()))
+            .executionLog(
+                RequestMarker.signaling(
+                    backend.executionLog(), backend.leaseStore(), backend.requestSignals()))
             .groups(config.groups())
             .jobs(jobs)
             .clock(clock);

@@ -7,6 +7,7 @@ import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.RequestSignals;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -53,7 +54,17 @@ public final class RequestMarker {
    * goes to {@code log} as it is.
    */
   public static ExecutionLog signaling(ExecutionLog log, LeaseStore store) {
-    return log instanceof Signaling ? log : new Signaling(log, store);
+    return signaling(log, store, Optional.empty());
+  }
+
+  /**
+   * {@code log} for a store whose request rows bump the marker in {@code store} and then send
+   * {@code signals} (the store's own notification, when it has one: a daemon listening to it takes
+   * a request at once, and reads the marker only now and then).
+   */
+  public static ExecutionLog signaling(
+      ExecutionLog log, LeaseStore store, Optional<RequestSignals> signals) {
+    return log instanceof Signaling ? log : new Signaling(log, store, signals);
   }
 
   /**
@@ -100,19 +111,21 @@ public final class RequestMarker {
     return store.inspect(NAME).map(LeaseState::fence).orElse(0L);
   }
 
-  /** The marker of the store a scheduler's log signals, or empty for a log that does not. */
-  static Optional<LeaseStore> of(ExecutionLog log) {
-    return log instanceof Signaling s ? Optional.of(s.store) : Optional.empty();
+  /** The marker's store and signals of a scheduler's log, or empty for a log that does not. */
+  static Optional<Signaling> of(ExecutionLog log) {
+    return log instanceof Signaling s ? Optional.of(s) : Optional.empty();
   }
 
-  /** An execution log whose request rows bump the marker after they were written. */
-  private static final class Signaling implements ExecutionLog {
+  /** An execution log whose request rows bump the marker (then signal) after they were written. */
+  static final class Signaling implements ExecutionLog {
     private final ExecutionLog log;
-    private final LeaseStore store;
+    final LeaseStore store;
+    final Optional<RequestSignals> signals;
 
-    Signaling(ExecutionLog log, LeaseStore store) {
+    Signaling(ExecutionLog log, LeaseStore store, Optional<RequestSignals> signals) {
       this.log = Objects.requireNonNull(log, "log");
       this.store = Objects.requireNonNull(store, "store");
+      this.signals = Objects.requireNonNull(signals, "signals");
     }
 
     @Override
@@ -120,6 +133,14 @@ public final class RequestMarker {
       log.record(record);
       if (record.outcome() == Outcome.REQUESTED && NAME.equals(record.job())) {
         bump(store, record.node());
+        signals.ifPresent(
+            s -> {
+              try {
+                s.signal();
+              } catch (RuntimeException e) {
+                RequestMarker.log.debug("request signal not sent: {}", e.toString());
+              }
+            });
       }
     }
 

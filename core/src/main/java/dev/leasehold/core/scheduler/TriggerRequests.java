@@ -6,6 +6,7 @@ import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.RequestSignals;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,6 +45,8 @@ import org.slf4j.LoggerFactory;
  * this node offered to a slot is still open (a busy slot, a paused child: offered again at each
  * poll, as before), and at least every {@link #RESCAN} (a request whose writer could not bump the
  * marker). Idle, a replica costs one cheap read per poll instead of a read of the queue's rows.
+ * Where the store signals new requests ({@link RequestSignals}, passed with the log), a signal
+ * reads the queue at once and the marker is read only every {@link #LISTENING_POLL}.
  */
 final class TriggerRequests {
   private static final Logger log = LoggerFactory.getLogger(TriggerRequests.class);
@@ -57,6 +60,9 @@ final class TriggerRequests {
   /** The longest time between two reads of the queue when a marker gates them. */
   static final Duration RESCAN = Duration.ofSeconds(60);
 
+  /** The marker's pace while the store's signals are listened to (a safety net only). */
+  static final Duration LISTENING_POLL = Duration.ofSeconds(30);
+
   private final Slots slots;
   private final SchedulerParts parts;
   private final ExecutionLog executionLog;
@@ -64,6 +70,7 @@ final class TriggerRequests {
   private final Duration every;
   private final SlotOwner owner;
   private final LeaseStore marker;
+  private final RequestSignals signals;
 
   // the owner's
   private final Set<String> handled = new LinkedHashSet<>();
@@ -72,6 +79,9 @@ final class TriggerRequests {
   private long seen = -1; // the marker when the queue was last read; -1 before the first read
   private boolean offering; // the last read offered a request to a slot: read the queue again
   private long pollsSinceRead;
+  private boolean polling; // a poll is on a worker
+  private boolean woken; // a signal came: read the queue now, or right after the poll under way
+  private AutoCloseable listening;
 
   TriggerRequests(
       Slots slots,
@@ -85,26 +95,66 @@ final class TriggerRequests {
     this.feed = feed;
     this.every = every;
     this.owner = slots.owner();
-    this.marker = RequestMarker.of(executionLog).orElse(null);
+    Optional<RequestMarker.Signaling> signaling = RequestMarker.of(executionLog);
+    this.marker = signaling.map(m -> m.store).orElse(null);
+    this.signals = signaling.flatMap(m -> m.signals).orElse(null);
   }
 
-  /** Starts polling, unless this scheduler takes no requests ({@code every} null). */
+  /**
+   * Starts polling, unless this scheduler takes no requests ({@code every} null), and listening to
+   * the store's signals when it has them.
+   */
   void start() {
     if (every == null) {
       return;
     }
     owner.run(() -> schedule(Duration.ZERO));
+    if (signals != null) {
+      try {
+        AutoCloseable handle = signals.listen(() -> owner.execute(this::wake));
+        owner.run(() -> listening = handle);
+      } catch (RuntimeException e) {
+        log.warn("not listening to the store's request signals, polling: {}", e.toString());
+      }
+    }
   }
 
   /** No new poll or take; runs in flight are the slots' (a stop waits for them and stops them). */
   void stop() {
-    owner.run(
-        () -> {
-          stopped = true;
-          if (next != null) {
-            next.cancel();
-          }
-        });
+    AutoCloseable handle =
+        owner.call(
+            () -> {
+              stopped = true;
+              if (next != null) {
+                next.cancel();
+              }
+              return listening;
+            });
+    if (handle != null) {
+      try {
+        handle.close();
+      } catch (Exception e) {
+        log.debug("closing the request signals' listener: {}", e.toString());
+      }
+    }
+  }
+
+  /** Event: a signal of the store; the queue is read at once (after the poll under way). */
+  private void wake() {
+    woken = true;
+    if (!polling && !stopped) {
+      if (next != null) {
+        next.cancel();
+      }
+      schedule(Duration.ZERO);
+    }
+  }
+
+  /** How long between two polls when no request waits: with signals, the marker is a safety net. */
+  private Duration pace() {
+    return offering || signals == null || every.compareTo(LISTENING_POLL) > 0
+        ? every
+        : LISTENING_POLL;
   }
 
   /** Event. */
@@ -117,9 +167,11 @@ final class TriggerRequests {
           owner.later(
               delay,
               () -> {
-                if (!stopped) {
-                  boolean read = marker == null || seen < 0 || offering || rescanDue();
+                if (!stopped && !polling) {
+                  boolean read = marker == null || seen < 0 || offering || woken || rescanDue();
                   long known = seen;
+                  woken = false;
+                  polling = true;
                   parts.workers().execute(() -> poll(read, known));
                 }
               });
@@ -130,7 +182,7 @@ final class TriggerRequests {
 
   /** Event: whether the queue is read whatever the marker says (at least every RESCAN). */
   private boolean rescanDue() {
-    return pollsSinceRead + 1 >= Math.max(1, RESCAN.toNanos() / every.toNanos());
+    return pollsSinceRead + 1 >= Math.max(1, RESCAN.toNanos() / pace().toNanos());
   }
 
   /**
@@ -157,6 +209,7 @@ final class TriggerRequests {
     long at = mark;
     owner.execute(
         () -> {
+          polling = false;
           try {
             if (read != null) {
               seen = Math.max(at, 0);
@@ -166,7 +219,7 @@ final class TriggerRequests {
               pollsSinceRead++;
             }
           } finally {
-            schedule(every);
+            schedule(woken ? Duration.ZERO : pace());
           }
         });
   }

@@ -9,6 +9,8 @@ import dev.leasehold.core.job.JobResult;
 import dev.leasehold.core.job.JobRunner;
 import dev.leasehold.core.job.Outcome;
 import dev.leasehold.core.job.TriggerKind;
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.RequestSignals;
 import dev.leasehold.core.schedule.AfterSchedule;
 import dev.leasehold.core.schedule.Schedule;
 import dev.leasehold.core.testing.InMemoryExecutionLog;
@@ -18,6 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -165,6 +168,85 @@ class SchedulerRequestMarkerTest {
             run -> {
               assertThat(run.node()).isEqualTo("child-only");
               assertThat(run.fireTime()).isEqualTo(Instant.parse("2026-11-30T06:01:00Z"));
+            });
+  }
+
+  @Test
+  void whereTheStoreSignalsARequestIsTakenAtOnceAndTheMarkerIsReadOnlyNowAndThen() {
+    List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    RequestSignals signals =
+        new RequestSignals() {
+          @Override
+          public void signal() {
+            listeners.forEach(Runnable::run);
+          }
+
+          @Override
+          public AutoCloseable listen(Runnable wake) {
+            listeners.add(wake);
+            wake.run();
+            return () -> listeners.remove(wake);
+          }
+        };
+    AtomicInteger markerReads = new AtomicInteger();
+    for (int i = 1; i <= 3; i++) {
+      InMemoryLeaseStore client = server.client();
+      Scheduler s =
+          Scheduler.builder()
+              .node("node-" + i)
+              .store(client)
+              .executionLog(
+                  RequestMarker.signaling(
+                      counted, countingInspects(client, markerReads), Optional.of(signals)))
+              .clock(time.clock())
+              .ticker(time)
+              .timer(time)
+              .workers(time.workers())
+              .takeTriggerRequests(POLL)
+              .job(hourly("report"))
+              .build();
+      schedulers.add(s);
+      s.start();
+    }
+    time.advance(Duration.ofMinutes(2).plusMillis(300));
+    assertThat(markerReads.get())
+        .as("idle: the marker every %s, not every %s", TriggerRequests.LISTENING_POLL, POLL)
+        .isLessThanOrEqualTo(3 * 6);
+    ExecutionLog cli = RequestMarker.signaling(history, server.client(), Optional.of(signals));
+    TriggerRequest r =
+        TriggerRequest.create("report", "ops/cli", time.clock().instant(), Duration.ofMinutes(1));
+    cli.record(r.requestRow());
+    time.advance(Duration.ofMillis(500));
+    assertThat(r.takenIn(history.recent(TriggerRequest.QUEUE, 10)))
+        .as("taken at the signal, long before the next look at the marker")
+        .isPresent();
+    time.advance(Duration.ofMinutes(1));
+    assertThat(runs("report"))
+        .singleElement()
+        .extracting(ExecutionRecord::fireTime)
+        .isEqualTo(r.at());
+    for (Scheduler s : schedulers) {
+      s.stop(Duration.ZERO);
+    }
+    schedulers.clear();
+    assertThat(listeners).as("stopped: no longer listening").isEmpty();
+  }
+
+  /** {@code client} with its reads of the marker counted. */
+  private static LeaseStore countingInspects(InMemoryLeaseStore client, AtomicInteger reads) {
+    return (LeaseStore)
+        java.lang.reflect.Proxy.newProxyInstance(
+            LeaseStore.class.getClassLoader(),
+            new Class<?>[] {LeaseStore.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("inspect") && RequestMarker.NAME.equals(args[0])) {
+                reads.incrementAndGet();
+              }
+              try {
+                return method.invoke(client, args);
+              } catch (java.lang.reflect.InvocationTargetException e) {
+                throw e.getCause();
+              }
             });
   }
 
