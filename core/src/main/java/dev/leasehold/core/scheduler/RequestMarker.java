@@ -111,6 +111,25 @@ public final class RequestMarker {
     return store.inspect(NAME).map(LeaseState::fence).orElse(0L);
   }
 
+  /** Listens to {@code signals}; null (logged) when the store refused, the daemon then polls. */
+  static AutoCloseable listen(RequestSignals signals, Runnable wake) {
+    try {
+      return signals.listen(wake);
+    } catch (RuntimeException e) {
+      log.warn("not listening to the store's request signals, polling: {}", e.toString());
+      return null;
+    }
+  }
+
+  /** Stops a listener of {@link #listen}. */
+  static void close(AutoCloseable listener) {
+    try {
+      listener.close();
+    } catch (Exception e) {
+      log.debug("closing the request signals' listener: {}", e.toString());
+    }
+  }
+
   /** The marker's store and signals of a scheduler's log, or empty for a log that does not. */
   static Optional<Signaling> of(ExecutionLog log) {
     return log instanceof Signaling s ? Optional.of(s) : Optional.empty();

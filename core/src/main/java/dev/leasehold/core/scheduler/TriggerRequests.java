@@ -109,14 +109,17 @@ final class TriggerRequests {
       return;
     }
     owner.run(() -> schedule(Duration.ZERO));
-    if (signals != null) {
-      try {
-        AutoCloseable handle = signals.listen(() -> owner.execute(this::wake));
-        owner.run(() -> listening = handle);
-      } catch (RuntimeException e) {
-        log.warn("not listening to the store's request signals, polling: {}", e.toString());
-      }
+    AutoCloseable handle =
+        signals == null ? null : RequestMarker.listen(signals, () -> owner.execute(this::wake));
+    if (handle != null && owner.call(() -> keptTooLate(handle))) {
+      RequestMarker.close(handle);
     }
+  }
+
+  /** Event: keeps the listener for the stop; whether the stop came first (then it is closed). */
+  private boolean keptTooLate(AutoCloseable handle) {
+    listening = handle;
+    return stopped;
   }
 
   /** No new poll or take; runs in flight are the slots' (a stop waits for them and stops them). */
@@ -131,11 +134,7 @@ final class TriggerRequests {
               return listening;
             });
     if (handle != null) {
-      try {
-        handle.close();
-      } catch (Exception e) {
-        log.debug("closing the request signals' listener: {}", e.toString());
-      }
+      RequestMarker.close(handle);
     }
   }
 
