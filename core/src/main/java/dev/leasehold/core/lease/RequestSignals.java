@@ -17,7 +17,8 @@ public interface RequestSignals {
   /**
    * Calls {@code wake} after each signal from any client of the store, and each time listening
    * starts or starts again after a failure (a signal may have been missed meanwhile), on a thread
-   * of its own, until the returned handle is closed. {@code wake} must not block.
+   * of its own, until the returned handle is closed. {@code wake} must not block. Throws when
+   * listening cannot start at all (the daemon then reads the marker at its usual pace).
    */
   AutoCloseable listen(Runnable wake);
 }

@@ -151,7 +151,7 @@ final class TriggerRequests {
 
   /** How long between two polls when no request waits: with signals, the marker is a safety net. */
   private Duration pace() {
-    return offering || signals == null || every.compareTo(LISTENING_POLL) > 0
+    return offering || listening == null || every.compareTo(LISTENING_POLL) > 0
         ? every
         : LISTENING_POLL;
   }
