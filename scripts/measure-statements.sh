@@ -18,7 +18,7 @@ JOBS=${JOBS:-1}
 IDLE_JOBS=${IDLE_JOBS:-0}
 WARM=${WARM:-15}
 WINDOW=${WINDOW:-60}
-jar=$(pwd)/app/target/leasehold.jar
+jar=${JAR:-$(pwd)/app/target/leasehold.jar}
 [ -f "$jar" ] || { echo "build first: mvn -B -ntp -q package -DskipTests" >&2; exit 2; }
 db=lh_stmts_$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/leasehold-stmts.XXXXXX")
@@ -27,18 +27,20 @@ pids=()
 cleanup() {
   sql "SET GLOBAL general_log = 'OFF'" || true
   for p in "${pids[@]:-}"; do [ -n "$p" ] && kill -KILL -- "-$p" 2>/dev/null || true; done
-  sql "DROP DATABASE IF EXISTS $db" || true
+  sql "DROP DATABASE IF EXISTS $db; DROP USER IF EXISTS '$db'@'%'" || true
   rm -rf "$work"
 }
 trap cleanup EXIT
-sql "CREATE DATABASE $db"
+# a user of its own, so that the count sees only these daemons (other sessions may share the server)
+sql "CREATE DATABASE $db; CREATE USER '$db'@'%' IDENTIFIED BY '$db'; GRANT ALL ON $db.* TO '$db'@'%'"
 
 {
   echo "node: \${NODE}"
   echo "store:"
   echo "  type: mariadb"
   echo "  url: jdbc:mariadb://127.0.0.1:3306/$db"
-  echo "  username: root"
+  echo "  username: $db"
+  echo "  password: $db"
   echo "jobs:"
   for i in $(seq 1 "$JOBS"); do
     printf '  - name: tick-%s\n    every: 1s\n    command: ["true"]\n' "$i"
@@ -62,9 +64,9 @@ sql "SET GLOBAL log_output = 'TABLE'; TRUNCATE mysql.general_log; SET GLOBAL gen
 sleep "$WINDOW"
 sql "SET GLOBAL general_log = 'OFF'"
 
-# the connections of the daemons: those that selected the test database
+# the connections of the daemons: those of their own user
 threads=$(sql "SELECT GROUP_CONCAT(DISTINCT thread_id) FROM mysql.general_log
-  WHERE argument LIKE '%$db%' OR argument LIKE '%task\\_%'")
+  WHERE user_host LIKE '$db[$db]%'")
 [ -n "$threads" ] && [ "$threads" != "NULL" ] || { echo "no statements seen" >&2; exit 1; }
 kinds="SELECT LOWER(SUBSTRING_INDEX(TRIM(CONVERT(argument USING utf8mb4)), ' ', 1)) AS verb,
   CASE WHEN argument LIKE '%task\\_execution%' THEN 'task_execution'

@@ -2,12 +2,15 @@ package dev.leasehold.store.sql;
 
 import static dev.leasehold.store.sql.ClaimSql.COLUMNS;
 
+import com.zaxxer.hikari.HikariDataSource;
+import dev.leasehold.core.lease.RequestSignals;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import org.jooq.SQLDialect;
 
@@ -29,6 +32,17 @@ final class PostgresDialect extends SqlDialect {
         NOW,
         "(" + NOW + " + ? * INTERVAL '1 millisecond')",
         PostgresDialect::render);
+  }
+
+  /** Listeners hold a connection each: only with a pool that has room for them and the rest. */
+  static final int SIGNALS_MIN_POOL = 4;
+
+  /** {@code LISTEN/NOTIFY} ({@link PostgresSignals}), unless the pool is smaller than 4. */
+  @Override
+  Optional<RequestSignals> requestSignals(HikariDataSource pool) {
+    return pool.getMaximumPoolSize() >= SIGNALS_MIN_POOL
+        ? Optional.of(new PostgresSignals(pool))
+        : Optional.empty();
   }
 
   private static String render(int n) {

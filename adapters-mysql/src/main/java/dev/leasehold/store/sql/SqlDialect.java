@@ -1,12 +1,14 @@
 package dev.leasehold.store.sql;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.leasehold.core.lease.RequestSignals;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
@@ -103,6 +105,14 @@ abstract class SqlDialect {
       case "postgres", "postgresql" -> POSTGRES;
       default -> null;
     };
+  }
+
+  /**
+   * The database's own notification of new trigger requests, when it has one (PostgreSQL's {@code
+   * LISTEN/NOTIFY}); each listener holds a connection of {@code pool}.
+   */
+  Optional<RequestSignals> requestSignals(HikariDataSource pool) {
+    return Optional.empty();
   }
 
   // ---- claims

@@ -33,7 +33,8 @@ import org.jooq.impl.DSL;
  * Node records in the table {@code task_node} (migration V4): one row per node id, written by an
  * update or, for a node seen the first time, an insert (an insert that loses a race to another
  * client's insert of the same id updates instead). SQL has no expiry of its own: {@link #read}
- * first deletes the rows past {@code kept_until}, then reads the rest.
+ * reads the rows, leaves out those past {@code kept_until} and, only when there are any, deletes
+ * them (so a read is one statement as a rule, not two).
  *
  * <p>Every daemon publishes and reads every few seconds, so the statements are rendered once by
  * jOOQ for the dialect and run through JDBC: building and rendering them each time cost more CPU
@@ -78,7 +79,8 @@ final class SqlNodes {
                         LAST_SEEN,
                         EXPIRES_AT,
                         JOB_DIGEST,
-                        NODE_LEASES)
+                        NODE_LEASES,
+                        KEPT_UNTIL)
                     .from(NODE_TABLE)
                     .getSQL(ParamType.INDEXED));
   }
@@ -137,14 +139,26 @@ final class SqlNodes {
   }
 
   List<NodeRecord> read() {
+    Instant now = Instant.now();
     try (Connection c = dataSource.getConnection()) {
-      try (PreparedStatement ps = c.prepareStatement(deleteExpired.get())) {
-        ps.setObject(1, SqlSupport.utc(Instant.now()));
-        ps.executeUpdate();
-      }
-      List<NodeRecord> records;
+      List<Kept> rows;
       try (PreparedStatement ps = c.prepareStatement(select.get())) {
-        records = SqlSupport.rows(ps, SqlNodes::record);
+        rows = SqlSupport.rows(ps, rs -> new Kept(record(rs), SqlSupport.instant(rs, 8)));
+      }
+      List<NodeRecord> records = new ArrayList<>();
+      boolean expired = false;
+      for (Kept row : rows) {
+        if (row.keptUntil() != null && !row.keptUntil().isAfter(now)) {
+          expired = true;
+        } else {
+          records.add(row.record());
+        }
+      }
+      if (expired) {
+        try (PreparedStatement ps = c.prepareStatement(deleteExpired.get())) {
+          ps.setObject(1, SqlSupport.utc(now));
+          ps.executeUpdate();
+        }
       }
       records.sort(Comparator.comparing(NodeRecord::nodeId));
       return List.copyOf(records);
@@ -152,6 +166,9 @@ final class SqlNodes {
       throw SqlSupport.failure("node list", e);
     }
   }
+
+  /** A row of {@link #select} and when it is dropped. */
+  private record Kept(NodeRecord record, Instant keptUntil) {}
 
   /** A row of {@link #select}, its columns in the order selected. */
   private static NodeRecord record(ResultSet rs) throws SQLException {

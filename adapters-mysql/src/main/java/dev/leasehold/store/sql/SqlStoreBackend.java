@@ -7,6 +7,7 @@ import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pauses;
+import dev.leasehold.core.lease.RequestSignals;
 import dev.leasehold.core.store.StoreBackend;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -21,6 +22,7 @@ final class SqlStoreBackend implements StoreBackend {
   private final SqlExecutionLog executionLog;
   private final SqlJournal journal;
   private final Rendered ping;
+  private final Optional<RequestSignals> signals;
 
   SqlStoreBackend(HikariDataSource pool, SqlDialect dialect) {
     this.pool = pool;
@@ -29,6 +31,7 @@ final class SqlStoreBackend implements StoreBackend {
     this.executionLog = new SqlExecutionLog(pool, dialect.jooq);
     this.journal = new SqlJournal(SqlSupport.dsl(pool, dialect.jooq), pool);
     this.ping = Rendered.by(() -> SqlSupport.dsl(pool, dialect.jooq).selectOne().getSQL());
+    this.signals = dialect.requestSignals(pool);
   }
 
   @Override
@@ -56,6 +59,12 @@ final class SqlStoreBackend implements StoreBackend {
   @Override
   public Optional<Journal> journal() {
     return Optional.of(journal);
+  }
+
+  /** PostgreSQL's {@code LISTEN/NOTIFY} ({@link PostgresSignals}); none on the other databases. */
+  @Override
+  public Optional<RequestSignals> requestSignals() {
+    return signals;
   }
 
   @Override

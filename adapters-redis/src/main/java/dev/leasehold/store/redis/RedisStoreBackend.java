@@ -7,6 +7,7 @@ import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pauses;
+import dev.leasehold.core.lease.RequestSignals;
 import dev.leasehold.core.lease.StoreUnreachableException;
 import dev.leasehold.core.store.StoreBackend;
 import dev.leasehold.store.redis.node.LeaseKeys;
@@ -28,6 +29,7 @@ final class RedisStoreBackend implements StoreBackend {
   private final Forgetting forgetting;
   private final NodeRecords nodeRecords;
   private final Journal journal;
+  private final RequestSignals signals;
 
   /**
    * @param records the pauses and forgetting of {@code leaseStore}, on the same nodes
@@ -39,6 +41,7 @@ final class RedisStoreBackend implements StoreBackend {
     this.forgetting = records;
     this.nodeRecords = new RedisNodeRecords(nodes, keys);
     this.journal = new RedisJournal(nodes, keys);
+    this.signals = new RedisSignals(nodes, keys);
     this.nodes = List.copyOf(nodes);
     this.executionLog = new RedisExecutionLog(nodes, keys, maxPerJob);
     this.needed = RedisNode.majority(nodes);
@@ -72,6 +75,12 @@ final class RedisStoreBackend implements StoreBackend {
   @Override
   public Optional<Journal> journal() {
     return Optional.of(journal);
+  }
+
+  /** Pub/sub on every node ({@link RedisSignals}). */
+  @Override
+  public Optional<RequestSignals> requestSignals() {
+    return Optional.of(signals);
   }
 
   /**

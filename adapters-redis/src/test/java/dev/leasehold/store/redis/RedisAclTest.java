@@ -75,6 +75,17 @@ class RedisAclTest {
   }
 
   @Test
+  void withoutThePubSubPermissionsTheDaemonsCannotListenAndASignalFailsQuietly() {
+    try (StoreBackend backend = new RedisStoreFactory().open(settings(PASSWORD))) {
+      assertThatThrownBy(() -> backend.requestSignals().orElseThrow().listen(() -> {}))
+          .as("no node takes the subscription: the daemon polls the marker instead")
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("SUBSCRIBE");
+      backend.requestSignals().orElseThrow().signal(); // refused, logged, not thrown
+    }
+  }
+
+  @Test
   void theDocumentedAclIsEnoughForEveryOperation() {
     try (StoreBackend backend = new RedisStoreFactory().open(settings(PASSWORD))) {
       backend.ping();

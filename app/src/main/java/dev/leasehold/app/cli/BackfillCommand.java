@@ -20,6 +20,7 @@ import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.schedule.Schedule;
 import dev.leasehold.core.scheduler.BackfillRule;
 import dev.leasehold.core.scheduler.JobPolicy;
+import dev.leasehold.core.scheduler.RequestMarker;
 import dev.leasehold.core.scheduler.Scheduler;
 import dev.leasehold.core.scheduler.TriggerRequest;
 import dev.leasehold.core.store.StoreBackend;
@@ -234,7 +235,10 @@ final class BackfillCommand implements Callable<Integer> {
 
   private int backfill(
       DaemonConfig c, JobConfig jc, StoreBackend backend, List<Instant> instants, Duration open) {
-    ExecutionLog history = backend.executionLog();
+    // request rows bump the marker that tells the daemons to read the queue
+    ExecutionLog history =
+        RequestMarker.signaling(
+            backend.executionLog(), backend.leaseStore(), backend.requestSignals());
     records = backend.nodeRecords();
     List<ExecutionRecord> known = known(history);
     Set<Instant> succeeded =

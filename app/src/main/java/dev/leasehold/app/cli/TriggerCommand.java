@@ -17,6 +17,7 @@ import dev.leasehold.core.lease.NodeRecord;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Replicas;
 import dev.leasehold.core.schedule.Durations;
+import dev.leasehold.core.scheduler.RequestMarker;
 import dev.leasehold.core.scheduler.Scheduler;
 import dev.leasehold.core.scheduler.TriggerRequest;
 import dev.leasehold.core.store.StoreBackend;
@@ -200,7 +201,9 @@ final class TriggerCommand implements Callable<Integer> {
     }
     TriggerRequest request =
         TriggerRequest.create(job, DaemonModule.cliNode(c), context.clock().instant(), open);
-    backend.executionLog().record(request.requestRow());
+    // the row, then the marker that tells the daemons to read the queue
+    RequestMarker.signaling(backend.executionLog(), backend.leaseStore(), backend.requestSignals())
+        .record(request.requestRow());
     audit.ok(
         "requested: request " + request.id() + ", open until " + FireTimes.format(request.until()));
     audit.record();

@@ -20,6 +20,7 @@ import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.JobRunner;
 import dev.leasehold.core.scheduler.JobDefinition;
 import dev.leasehold.core.scheduler.Notices;
+import dev.leasehold.core.scheduler.RequestMarker;
 import dev.leasehold.core.scheduler.Scheduler;
 import dev.leasehold.core.scheduler.SchedulerListener;
 import dev.leasehold.core.store.StoreBackend;
@@ -233,8 +234,12 @@ public final class DaemonModule extends AbstractModule {
     return (node.length() > 196 ? node.substring(0, 196) : node) + "/cli";
   }
 
-  /** How often a daemon reads the requests of {@code leasehold trigger}. */
-  public static final Duration TRIGGER_REQUEST_POLL = Duration.ofSeconds(1);
+  /**
+   * How often a daemon looks for the requests of {@code leasehold trigger}: one read of the request
+   * marker ({@link RequestMarker}), and of the queue only when the marker moved (or a request
+   * waits).
+   */
+  public static final Duration TRIGGER_REQUEST_POLL = Duration.ofSeconds(2);
 
   /** The one place the app builds a {@link Scheduler}: for {@code run} and for {@code trigger}. */
   private static Scheduler.Builder assemble(
@@ -249,7 +254,9 @@ public final class DaemonModule extends AbstractModule {
         Scheduler.builder()
             .node(node)
             .store(backend.leaseStore())
-            .executionLog(backend.executionLog())
+            .executionLog(
+                RequestMarker.signaling(
+                    backend.executionLog(), backend.leaseStore(), backend.requestSignals()))
             .groups(config.groups())
             .jobs(jobs)
             .clock(clock);

@@ -5,6 +5,8 @@ import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
+import dev.leasehold.core.lease.LeaseStore;
+import dev.leasehold.core.lease.RequestSignals;
 import dev.leasehold.core.time.Cancellable;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,6 +38,15 @@ import org.slf4j.LoggerFactory;
  * this node takes at most one request per job at a time, and the run goes through the job's group,
  * the history and the notifications. The poll reads on a worker; what this node handled is the
  * {@link SlotOwner}'s, changed only by its events.
+ *
+ * <p>A scheduler whose execution log signals its request rows ({@link RequestMarker#signaling}, a
+ * daemon's) reads the queue only when it must: each poll reads the {@link RequestMarker} (one
+ * primary-key read) and the queue only when the marker moved since the last read, while a request
+ * this node offered to a slot is still open (a busy slot, a paused child: offered again at each
+ * poll, as before), and at least every {@link #RESCAN} (a request whose writer could not bump the
+ * marker). Idle, a replica costs one cheap read per poll instead of a read of the queue's rows.
+ * Where the store signals new requests ({@link RequestSignals}, passed with the log), a signal
+ * reads the queue at once and the marker is read only every {@link #LISTENING_POLL}.
  */
 final class TriggerRequests {
   private static final Logger log = LoggerFactory.getLogger(TriggerRequests.class);
@@ -46,17 +57,31 @@ final class TriggerRequests {
   /** Request ids this node remembers as handled. */
   static final int REMEMBERED = 1000;
 
+  /** The longest time between two reads of the queue when a marker gates them. */
+  static final Duration RESCAN = Duration.ofSeconds(60);
+
+  /** The marker's pace while the store's signals are listened to (a safety net only). */
+  static final Duration LISTENING_POLL = Duration.ofSeconds(30);
+
   private final Slots slots;
   private final SchedulerParts parts;
   private final ExecutionLog executionLog;
   private final SlotMachine.Feed feed;
   private final Duration every;
   private final SlotOwner owner;
+  private final LeaseStore marker;
+  private final RequestSignals signals;
 
   // the owner's
   private final Set<String> handled = new LinkedHashSet<>();
   private boolean stopped;
   private Cancellable next;
+  private long seen = -1; // the marker when the queue was last read; -1 before the first read
+  private boolean offering; // the last read offered a request to a slot: read the queue again
+  private long pollsSinceRead;
+  private boolean polling; // a poll is on a worker
+  private boolean woken; // a signal came: read the queue now, or right after the poll under way
+  private AutoCloseable listening;
 
   TriggerRequests(
       Slots slots,
@@ -70,25 +95,65 @@ final class TriggerRequests {
     this.feed = feed;
     this.every = every;
     this.owner = slots.owner();
+    Optional<RequestMarker.Signaling> signaling = RequestMarker.of(executionLog);
+    this.marker = signaling.map(m -> m.store).orElse(null);
+    this.signals = signaling.flatMap(m -> m.signals).orElse(null);
   }
 
-  /** Starts polling, unless this scheduler takes no requests ({@code every} null). */
+  /**
+   * Starts polling, unless this scheduler takes no requests ({@code every} null), and listening to
+   * the store's signals when it has them.
+   */
   void start() {
     if (every == null) {
       return;
     }
     owner.run(() -> schedule(Duration.ZERO));
+    AutoCloseable handle =
+        signals == null ? null : RequestMarker.listen(signals, () -> owner.execute(this::wake));
+    if (handle != null && owner.call(() -> keptTooLate(handle))) {
+      RequestMarker.close(handle);
+    }
+  }
+
+  /** Event: keeps the listener for the stop; whether the stop came first (then it is closed). */
+  private boolean keptTooLate(AutoCloseable handle) {
+    listening = handle;
+    return stopped;
   }
 
   /** No new poll or take; runs in flight are the slots' (a stop waits for them and stops them). */
   void stop() {
-    owner.run(
-        () -> {
-          stopped = true;
-          if (next != null) {
-            next.cancel();
-          }
-        });
+    AutoCloseable handle =
+        owner.call(
+            () -> {
+              stopped = true;
+              if (next != null) {
+                next.cancel();
+              }
+              return listening;
+            });
+    if (handle != null) {
+      RequestMarker.close(handle);
+    }
+  }
+
+  /** Event: a signal of the store; the queue is read at once (after the poll under way). */
+  private void wake() {
+    woken = true;
+    if (!polling && !stopped) {
+      if (next != null) {
+        next.cancel();
+      }
+      schedule(Duration.ZERO);
+    }
+  }
+
+  /** How long between two polls when no request waits: with signals, the marker is a safety net. */
+  private Duration pace() {
+    return offering || listening == null || every.compareTo(LISTENING_POLL) > 0
+        ? every
+        : LISTENING_POLL;
   }
 
   /** Event. */
@@ -101,8 +166,12 @@ final class TriggerRequests {
           owner.later(
               delay,
               () -> {
-                if (!stopped) {
-                  parts.workers().execute(this::poll);
+                if (!stopped && !polling) {
+                  boolean read = marker == null || seen < 0 || offering || woken || rescanDue();
+                  long known = seen;
+                  woken = false;
+                  polling = true;
+                  parts.workers().execute(() -> poll(read, known));
                 }
               });
     } catch (RuntimeException e) {
@@ -110,33 +179,56 @@ final class TriggerRequests {
     }
   }
 
-  /** Worker: one read of the queue, handed to the owner. */
-  void poll() {
-    List<ExecutionRecord> rows;
+  /** Event: whether the queue is read whatever the marker says (at least every RESCAN). */
+  private boolean rescanDue() {
+    return pollsSinceRead + 1 >= Math.max(1, RESCAN.toNanos() / pace().toNanos());
+  }
+
+  /**
+   * Worker: the marker (with one), then the queue when {@code mustRead} or the marker moved from
+   * {@code known}; what was read is handed to the owner.
+   */
+  private void poll(boolean mustRead, long known) {
+    long mark = -1;
+    List<ExecutionRecord> rows = null;
     try {
-      rows = executionLog.recent(TriggerRequest.QUEUE, ROWS);
+      boolean read = mustRead;
+      if (marker != null) {
+        mark = RequestMarker.read(marker); // before the queue: a bump is after its row
+        read |= mark != known;
+      }
+      if (read) {
+        rows = executionLog.recent(TriggerRequest.QUEUE, ROWS);
+      }
     } catch (RuntimeException e) {
       log.debug("reading the trigger requests failed: {}", e.toString());
       rows = null;
     }
     List<ExecutionRecord> read = rows;
+    long at = mark;
     owner.execute(
         () -> {
+          polling = false;
           try {
             if (read != null) {
-              offer(read);
+              seen = Math.max(at, 0);
+              pollsSinceRead = 0;
+              offering = offer(read);
+            } else {
+              pollsSinceRead++;
             }
           } finally {
-            schedule(every);
+            schedule(woken ? Duration.ZERO : pace());
           }
         });
   }
 
   /**
    * Event: every open request of a job of this node goes to the job's slot, the oldest first (a
-   * slot takes one at a time, so a backfill's firings run in their order).
+   * slot takes one at a time, so a backfill's firings run in their order); whether any went.
    */
-  private void offer(List<ExecutionRecord> rows) {
+  private boolean offer(List<ExecutionRecord> rows) {
+    boolean offered = false;
     Instant now = parts.clock().instant();
     for (int i = rows.size() - 1; i >= 0; i--) {
       ExecutionRecord row = rows.get(i);
@@ -172,7 +264,9 @@ final class TriggerRequests {
                 }
               });
       feed.apply(slot, new SlotMachine.Trigger(run));
+      offered = true;
     }
+    return offered;
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pauses;
+import dev.leasehold.core.lease.RequestSignals;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -108,6 +109,12 @@ final class NamespacedBackend implements StoreBackend {
   @Override
   public Optional<Forgetting> forgetting() {
     return forgetting;
+  }
+
+  /** The delegate's: a signal of another namespace only wakes a daemon for one cheap read. */
+  @Override
+  public Optional<RequestSignals> requestSignals() {
+    return delegate.requestSignals();
   }
 
   @Override

@@ -6,6 +6,7 @@ import dev.leasehold.core.lease.Journal;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Pauses;
+import dev.leasehold.core.lease.RequestSignals;
 import java.util.Optional;
 
 /**
@@ -41,6 +42,14 @@ public interface StoreBackend extends AutoCloseable {
    * keys), when the store keeps one.
    */
   default Optional<Journal> journal() {
+    return Optional.empty();
+  }
+
+  /**
+   * The store's notification of new trigger requests ({@link RequestSignals}), when it has one;
+   * without it the daemons poll the request marker.
+   */
+  default Optional<RequestSignals> requestSignals() {
     return Optional.empty();
   }
 

@@ -7,6 +7,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -50,6 +51,15 @@ final class ClusterTopology implements Topology {
         .toCompletableFuture()
         .thenCompose(v -> client.connectAsync(StringCodec.UTF8))
         .thenCompose(this::openMasters);
+  }
+
+  @Override
+  public CompletableFuture<StatefulRedisPubSubConnection<String, String>> openPubSub() {
+    return client
+        .refreshPartitionsAsync()
+        .toCompletableFuture()
+        .thenCompose(v -> client.connectPubSubAsync(StringCodec.UTF8))
+        .thenApply(c -> (StatefulRedisPubSubConnection<String, String>) c);
   }
 
   /**

@@ -9,6 +9,7 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,6 +172,11 @@ public final class RedisNode implements AutoCloseable {
   public <T> CompletableFuture<T> call(
       Function<RedisClusterAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
     return followFailover(commands().thenCompose(command));
+  }
+
+  /** A new connection for {@code SUBSCRIBE} (the caller's to close); it reconnects by itself. */
+  public CompletableFuture<StatefulRedisPubSubConnection<String, String>> openPubSub() {
+    return topology.openPubSub();
   }
 
   /** One PING round trip; throws {@link LeaseStoreException} when the node does not answer. */

@@ -4,6 +4,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 
@@ -28,6 +30,11 @@ record SentinelTopology(RedisClient client, RedisURI uri) implements Topology {
   @Override
   public CompletableFuture<StatefulConnection<String, String>> open() {
     return StandaloneTopology.connect(client, uri);
+  }
+
+  @Override
+  public CompletableFuture<StatefulRedisPubSubConnection<String, String>> openPubSub() {
+    return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.leasehold.store.redis.node;
 
 import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
@@ -23,6 +24,12 @@ interface Topology {
 
   /** Opens the connection: on first use, and again after a failed open or a dropped connection. */
   CompletableFuture<StatefulConnection<String, String>> open();
+
+  /**
+   * Opens a connection for {@code SUBSCRIBE}: to the server, to the master Sentinel names, or to a
+   * node of the cluster (a cluster delivers a {@code PUBLISH} on every node).
+   */
+  CompletableFuture<StatefulRedisPubSubConnection<String, String>> openPubSub();
 
   /** Whether a script may only touch keys of one hash slot. */
   default boolean cluster() {
