@@ -10,6 +10,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -171,6 +172,13 @@ public final class RedisNode implements AutoCloseable {
   public <T> CompletableFuture<T> call(
       Function<RedisClusterAsyncCommands<String, String>, ? extends CompletionStage<T>> command) {
     return followFailover(commands().thenCompose(command));
+  }
+
+  /** The server's clock ({@code TIME}): the clock its keys expire on. */
+  public CompletableFuture<Instant> time() {
+    return call(RedisClusterAsyncCommands::time)
+        .thenApply(
+            t -> Instant.ofEpochSecond(Long.parseLong(t.get(0)), Long.parseLong(t.get(1)) * 1000L));
   }
 
   /** One PING round trip; throws {@link LeaseStoreException} when the node does not answer. */
