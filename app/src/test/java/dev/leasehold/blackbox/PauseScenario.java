@@ -59,7 +59,7 @@ final class PauseScenario {
 
           @Override
           public void started(List<Daemon> daemons) {
-            faults = Scenarios.KillAndPause.from(Scenarios.settled(), tick);
+            faults = Scenarios.KillAndPause.from(Scenarios.settled(), tick, store);
             triggers.whileAllRun();
           }
 
