@@ -42,7 +42,6 @@ final class FiringTimer {
   void start(Set<String> claimed) {
     Instant now = parts.clock().instant();
     for (JobSlot slot : slots.all()) {
-      slot.cancelNextFiring(); // a reload before a late start (StoreTime) set one already
       if (claimed != null && !claimed.contains(slot.job.name())) {
         scheduleNext(slot, now.minus(FiringRules.TIMER_TOLERANCE));
         continue;

@@ -114,7 +114,7 @@ public final class Scheduler implements AutoCloseable {
   }
 
   /**
-   * Starts firing every job, on the store's clock: the timers start once the store answered ({@link
+   * Starts firing every job, on the store's clock: its time is read before any timer is set ({@link
    * StoreTime}).
    */
   public void start() {

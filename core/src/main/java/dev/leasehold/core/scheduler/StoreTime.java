@@ -19,10 +19,10 @@ import org.slf4j.LoggerFactory;
  * Firings come due on the store's clock: this keeps the scheduler's {@link StoreClock} (its parts'
  * clock) fed with samples of the store's time: a read ({@link LeaseStore#storeTime}) at start and
  * every {@link #READ_EVERY}, and the answer of every won claim (the store's time at the claim is
- * the lease's expiry less its TTL). The firing timers start only once the store answered at start,
- * so the catch-up and the skew horizon are decided on the store's clock, never on this node's own.
- * Its methods are events of the {@link SlotOwner}, except the reads, which run on the calling
- * thread or a worker.
+ * the lease's expiry less its TTL). The firing timers are set after the read at start, so the
+ * catch-up and the skew horizon are decided on the store's clock, not on this node's own (unless
+ * the store cannot be read then). Its methods are events of the {@link SlotOwner}, except the
+ * reads, which run on the calling thread or a worker.
  */
 final class StoreTime {
   private static final Logger log = LoggerFactory.getLogger(StoreTime.class);
