@@ -59,7 +59,7 @@ final class PauseScenario {
 
           @Override
           public void started(List<Daemon> daemons) {
-            faults = Scenarios.KillAndPause.from(Scenarios.settled(), tick);
+            faults = Scenarios.KillAndPause.from(Scenarios.settled(), tick, store);
             triggers.whileAllRun();
           }
 
@@ -156,6 +156,10 @@ final class PauseScenario {
     daemons.forEach(Daemon::awaitStarted);
     Instant up = Instant.now();
     Scenarios.sleep(PERIOD.multipliedBy(2));
+    // the resume's command line takes seconds: it starts 1 s after a firing, which every replica
+    // claims (as paused) at once on the store's clock, and returns before the next one comes due
+    Instant justAfter = firings(Instant.now(), Instant.MAX).get(0).plusSeconds(1);
+    Scenarios.sleep(Duration.between(Instant.now(), justAfter));
     Instant resumedAt = resume(box, config, "paced", false);
     assertThat(runsAfter(ledger, pausedAt.plus(EARLY)))
         .as("firings started after pause returned (%s), before the resume", pausedAt)

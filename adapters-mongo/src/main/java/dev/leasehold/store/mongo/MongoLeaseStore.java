@@ -426,6 +426,18 @@ public final class MongoLeaseStore implements LeaseStore, Pauses, NodeRecords, F
     return matched == 1;
   }
 
+  /**
+   * The server's {@code hello.localTime}: the clock of {@code $$NOW} and {@code $currentDate}, so
+   * of every lease's start and expiry. Empty for a store made without a way to read it.
+   */
+  @Override
+  public Optional<Instant> storeTime() {
+    if (serverNow == null) {
+      return Optional.empty();
+    }
+    return Optional.of(MongoErrors.call("read of the server's time", serverNow::get).toInstant());
+  }
+
   @Override
   public Optional<LeaseState> inspect(String name) {
     LeaseArguments.name(name);

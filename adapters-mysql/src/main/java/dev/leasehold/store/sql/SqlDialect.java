@@ -61,6 +61,10 @@ abstract class SqlDialect {
 
   final String release;
   final String renew;
+
+  /** Reads the database's clock ({@code LeaseStore.storeTime}). */
+  final String storeTime;
+
   private final Map<Integer, String> claimSql = new ConcurrentHashMap<>();
   private final IntFunction<String> render;
 
@@ -85,6 +89,7 @@ abstract class SqlDialect {
     this.utcSessionSql = utcSessionSql;
     this.render = render;
     this.now = now;
+    this.storeTime = "SELECT " + now;
     this.release =
         "UPDATE task_lock SET holder = NULL, token = NULL, lease_until = "
             + now

@@ -409,6 +409,17 @@ public final class SqlLeaseStore implements LeaseStore, Pauses, NodeRecords, For
     }
   }
 
+  /** The database's {@code current_timestamp} (UTC session), the clock of {@code lease_until}. */
+  @Override
+  public Optional<Instant> storeTime() {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql.storeTime)) {
+      return SqlSupport.rows(ps, rs -> SqlSupport.instant(rs, 1)).stream().findFirst();
+    } catch (SQLException e) {
+      throw SqlSupport.failure("read of the database's time", e);
+    }
+  }
+
   /** {@link SqlForget}: deleted only while free and unpaused, the fence kept as a floor. */
   @Override
   public boolean forget(String name) {

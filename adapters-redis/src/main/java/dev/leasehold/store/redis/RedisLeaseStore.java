@@ -226,6 +226,12 @@ public final class RedisLeaseStore implements LeaseStore {
     return out;
   }
 
+  /** The server's {@code TIME}, the clock of the claim script's expiry. */
+  @Override
+  public Optional<Instant> storeTime() {
+    return Optional.of(node.await(node.time(), "TIME"));
+  }
+
   private CompletableFuture<NodeState> inspectAsync(String name) {
     String where = "Redis " + node.address() + ": inspect of " + name;
     return node.eval(LuaScript.INSPECT, keys.lease(name)).thenApply(r -> NodeState.of(where, r));

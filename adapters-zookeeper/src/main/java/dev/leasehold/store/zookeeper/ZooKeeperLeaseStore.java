@@ -385,6 +385,15 @@ final class ZooKeeperLeaseStore implements LeaseStore, Pauses, NodeRecords, Forg
     return new ZooKeeperNodes(session, paths).read();
   }
 
+  /**
+   * The time the leader stamps on a write of the clock node: the clock a lease's {@code mtime} and
+   * its liveness are judged on (one small write, as every liveness judgement makes).
+   */
+  @Override
+  public Optional<Instant> storeTime() {
+    return Optional.of(Instant.ofEpochMilli(session.serverNow(paths.clock())));
+  }
+
   @Override
   public List<LeaseState> list() {
     paths.ensureLayout(session);

@@ -104,6 +104,19 @@ public interface LeaseStore extends AutoCloseable {
   /** The stored state of every name in this store (and key prefix), sorted by name. */
   List<LeaseState> list();
 
+  /**
+   * The store's clock as it reads now, in one cheap round trip (SQL {@code SELECT now}, Redis
+   * {@code TIME}, MongoDB {@code hello.localTime}): the clock that {@link Lease#expiresAt()} and
+   * expiry are on. A scheduler reads it at start and now and then to fire by the store's clock
+   * rather than its own. Empty for a store whose expiry runs on no wall clock a client can read
+   * (etcd's leases count their TTL on the leader; the default).
+   *
+   * @throws LeaseStoreException when the store cannot be asked
+   */
+  default Optional<Instant> storeTime() {
+    return Optional.empty();
+  }
+
   /** Releases client resources (connections, pools). Leases themselves are left as they are. */
   @Override
   default void close() {}

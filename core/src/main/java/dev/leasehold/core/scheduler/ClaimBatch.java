@@ -130,9 +130,11 @@ final class ClaimBatch {
     if (claims.isEmpty()) {
       return;
     }
+    Instant sentAt = parts.clock().local().instant();
     long sent = parts.ticker().nanoTime();
     List<ClaimResult> results = ask(claims);
     long received = parts.ticker().nanoTime();
+    StoreTime.sample(parts.clock(), sentAt, parts.clock().local().instant(), results);
     owner.execute(
         () -> {
           for (int i = 0; i < claims.size(); i++) {

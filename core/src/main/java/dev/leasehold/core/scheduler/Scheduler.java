@@ -3,9 +3,9 @@ package dev.leasehold.core.scheduler;
 import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.TriggerKind;
-import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.LeaseStoreException;
+import dev.leasehold.core.time.StoreClock;
 import dev.leasehold.core.time.TaskTimer;
 import dev.leasehold.core.time.Ticker;
 import java.time.Clock;
@@ -21,7 +21,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,13 +51,15 @@ public final class Scheduler implements AutoCloseable {
   private final TriggerRequests requests;
   private final NoticeDesk desk;
   private final Shutdown shutdown;
+  private final StoreTime storeTime;
 
   private Scheduler(Builder b) {
     boolean ownsTimer = b.timer == null;
     TaskTimer timer = ownsTimer ? TaskTimer.system("leasehold-timer") : b.timer;
     ExecutorService ownedWorkers = b.workers == null ? Shutdown.workerPool() : null;
     Executor workers = b.workers == null ? ownedWorkers : b.workers;
-    this.parts = new SchedulerParts(b.node, b.store, b.clock, b.ticker, timer, workers);
+    StoreClock clock = new StoreClock(b.clock, b.ticker);
+    this.parts = new SchedulerParts(b.node, b.store, clock, b.ticker, timer, workers);
     this.slots = new Slots(b.jobs.values(), new SlotOwner(timer), b.ticker);
     FiringRules rules = new FiringRules(b.skewAllowance);
     this.desk = new NoticeDesk(parts, slots, b.executionLog, rules, b.notices);
@@ -79,6 +80,7 @@ public final class Scheduler implements AutoCloseable {
             b.groups,
             b.batchWindow);
     this.firingTimer = new FiringTimer(slots, rules, parts, loop);
+    this.storeTime = new StoreTime(slots, parts);
     this.jobSet = new JobSetChange(slots, firingTimer, loop);
     this.requests = new TriggerRequests(slots, parts, b.executionLog, loop, b.requestPoll);
     this.shutdown =
@@ -105,44 +107,21 @@ public final class Scheduler implements AutoCloseable {
     return slots.read(() -> slots.all().stream().map(s -> s.job).toList());
   }
 
-  /** The next firing of {@code job} after now, as this node's clock sees it. */
+  /** The next firing of {@code job} after now, on the store's clock as this node estimates it. */
   public Optional<Instant> nextFiring(String job) {
     JobDefinition definition = slots.read(() -> slots.get(job).job);
     return definition.schedule().nextAfter(parts.clock().instant());
   }
 
-  /** Starts firing every job. */
+  /**
+   * Starts firing every job, on the store's clock: its time is read before any timer is set ({@link
+   * StoreTime}).
+   */
   public void start() {
-    Set<String> claimed = claimedBefore();
-    slots
-        .owner()
-        .run(
-            () -> {
-              slots.start();
-              firingTimer.start(claimed);
-            });
+    storeTime.start(slots::start, firingTimer::start);
     requests.start(); // polls only when asked to (takeTriggerRequests)
     desk.start();
     log.info("scheduler started node={} jobs={}", parts.node(), jobs().size());
-  }
-
-  /**
-   * The names the store has a watermark for (one {@link LeaseStore#list} call, before anything is
-   * scheduled): a job without one was never claimed by any replica, so the start-up catch-up must
-   * not reach back before this start ({@link FiringTimer#start}). {@code null} when the store
-   * cannot say now: then every job catches up as usual.
-   */
-  private Set<String> claimedBefore() {
-    try {
-      return parts.store().list().stream()
-          .filter(s -> s.lastFire() != null)
-          .map(LeaseState::name)
-          .collect(Collectors.toSet());
-    } catch (RuntimeException e) {
-      log.warn(
-          "could not read which jobs ran before ({}); every job catches up as usual", e.toString());
-      return null;
-    }
   }
 
   /**

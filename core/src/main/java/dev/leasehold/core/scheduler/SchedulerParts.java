@@ -3,21 +3,22 @@ package dev.leasehold.core.scheduler;
 import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.hold.LeaseHolds;
+import dev.leasehold.core.time.StoreClock;
 import dev.leasehold.core.time.TaskTimer;
 import dev.leasehold.core.time.Ticker;
-import java.time.Clock;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The collaborators one scheduler hands to its executions; {@code holds} holds every lease the
- * scheduler takes (renewals on the scheduler's timer and workers).
+ * The collaborators one scheduler hands to its executions; {@code clock} is the store's clock as
+ * this node estimates it (firings come due on it, {@link StoreTime}); {@code holds} holds every
+ * lease the scheduler takes (renewals on the scheduler's timer and workers).
  */
 record SchedulerParts(
     String node,
     LeaseStore store,
-    Clock clock,
+    StoreClock clock,
     Ticker ticker,
     TaskTimer timer,
     Executor workers,
@@ -26,7 +27,7 @@ record SchedulerParts(
   SchedulerParts(
       String node,
       LeaseStore store,
-      Clock clock,
+      StoreClock clock,
       Ticker ticker,
       TaskTimer timer,
       Executor workers) {

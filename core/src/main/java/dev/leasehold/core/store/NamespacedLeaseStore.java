@@ -67,6 +67,11 @@ final class NamespacedLeaseStore implements LeaseStore {
   }
 
   @Override
+  public Optional<Instant> storeTime() {
+    return delegate.storeTime();
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

@@ -192,6 +192,9 @@ class SchedulerTest {
 
   @Test
   void aReplicaWhoseClockIsTwoSecondsBehindRunsNothingAlreadyRun() {
+    // on a store whose clock it can read, the late replica fires on that clock instead
+    // (SchedulerStoreClockTest); here it has only its own
+    server.withoutAReadableClock();
     JobDefinition heartbeat =
         job(
             "heartbeat",
@@ -378,6 +381,9 @@ class SchedulerTest {
 
   @Test
   void aWallClockJumpCoalescesTheSkippedFiringsIntoOne() {
+    // the clock firings come due on jumps: the replica's own, on a store whose clock it cannot
+    // read (on one it can, a step of its own clock changes nothing: SchedulerStoreClockTest)
+    server.withoutAReadableClock();
     JobPolicy grace = JobPolicy.of(null, null, null, Duration.ofMinutes(10));
     JobDefinition tick =
         job("tick", Schedule.every(Duration.ofMinutes(1), Duration.ZERO), grace, working(SECOND));
@@ -445,7 +451,9 @@ class SchedulerTest {
   @Test
   void firingsThatComeDueTogetherWhileAPausedRunEndsAreEachClaimedNotSkipped() {
     // a paused JVM wakes with its run of T0+5 still open and its wall clock 6 s further on: the
-    // firings due just now must queue behind that run, not replace (and skip) each other
+    // firings due just now must queue behind that run, not replace (and skip) each other (the
+    // store's clock, which would have moved on too, is not read here: the pause is the skew)
+    server.withoutAReadableClock();
     VirtualTime.SkewedClock clock = time.clock(Duration.ZERO);
     JobRunner body =
         ctx -> {

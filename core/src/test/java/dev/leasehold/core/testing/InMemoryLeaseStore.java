@@ -45,6 +45,17 @@ public final class InMemoryLeaseStore implements LeaseStore, Pauses, NodeRecords
       this.clock = Objects.requireNonNull(clock);
     }
 
+    private volatile boolean clockReadable = true;
+
+    /**
+     * A store whose clock no client can read, as etcd's and ZooKeeper's: {@link #storeTime} is
+     * empty and leases carry no expiry, so schedulers fire on their own clocks.
+     */
+    public Shared withoutAReadableClock() {
+      clockReadable = false;
+      return this;
+    }
+
     /** While false every call throws {@link LeaseStoreException}, like a store that is down. */
     public void setReachable(boolean up) {
       reachable.set(up);
@@ -140,6 +151,15 @@ public final class InMemoryLeaseStore implements LeaseStore, Pauses, NodeRecords
     return shared.clock.instant();
   }
 
+  /** The store clock, as a server that tells its time. */
+  @Override
+  public Optional<Instant> storeTime() {
+    synchronized (shared) {
+      Instant now = now();
+      return shared.clockReadable ? Optional.of(now) : Optional.empty();
+    }
+  }
+
   @Override
   public ClaimResult tryClaim(String name, Instant firing, String holder, Duration ttl) {
     LeaseArguments.name(name);
@@ -220,7 +240,12 @@ public final class InMemoryLeaseStore implements LeaseStore, Pauses, NodeRecords
       }
       return Optional.of(
           new Lease(
-              name, holder, row.token, row.fence, Duration.ofMillis(ttlMillis), row.leaseUntil));
+              name,
+              holder,
+              row.token,
+              row.fence,
+              Duration.ofMillis(ttlMillis),
+              shared.clockReadable ? row.leaseUntil : null));
     }
   }
 

@@ -6,11 +6,16 @@ import dev.leasehold.core.lease.Lease;
 import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
  * Expiry on the store's clock (G3): a dead holder blocks nobody longer than its TTL, a live lease
- * is never taken early, and the watermark outlives the lease.
+ * is never taken early, and the watermark outlives the lease. A store that tells its time ({@link
+ * LeaseStore#storeTime}) tells the clock its leases expire on: schedulers fire by it.
  */
 public abstract class ExpiryCases extends LeaseStoreCases {
 
@@ -54,5 +59,19 @@ public abstract class ExpiryCases extends LeaseStoreCases {
     LeaseState state = other.inspect(name).orElseThrow();
     assertThat(state.currentHolder()).isEmpty();
     assertThat(state.fence()).isEqualTo(lease.fence());
+  }
+
+  @Test
+  void theStoresTimeIsTheClockOfALeasesExpiry() {
+    Optional<Instant> before = store.storeTime();
+    Assumptions.assumeTrue(before.isPresent(), "this store has no clock a client can read");
+    Lease lease = store.claim(freshName(), F1, "node-a", LONG).orElseThrow();
+    Instant after = store.storeTime().orElseThrow();
+    assertThat(after).isAfterOrEqualTo(before.get());
+    if (lease.expiresAt() != null) {
+      // the claim read the store's clock between the two reads (at the store's precision)
+      assertThat(lease.expiresAt().minus(lease.ttl()))
+          .isBetween(before.get().truncatedTo(ChronoUnit.MILLIS), after.plusMillis(1));
+    }
   }
 }

@@ -11,6 +11,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -177,6 +178,13 @@ public final class RedisNode implements AutoCloseable {
   /** A new connection for {@code SUBSCRIBE} (the caller's to close); it reconnects by itself. */
   public CompletableFuture<StatefulRedisPubSubConnection<String, String>> openPubSub() {
     return topology.openPubSub();
+  }
+
+  /** The server's clock ({@code TIME}): the clock its keys expire on. */
+  public CompletableFuture<Instant> time() {
+    return call(RedisClusterAsyncCommands::time)
+        .thenApply(
+            t -> Instant.ofEpochSecond(Long.parseLong(t.get(0)), Long.parseLong(t.get(1)) * 1000L));
   }
 
   /** One PING round trip; throws {@link LeaseStoreException} when the node does not answer. */

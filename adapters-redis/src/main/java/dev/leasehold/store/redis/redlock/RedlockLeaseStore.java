@@ -223,6 +223,29 @@ public final class RedlockLeaseStore implements LeaseStore {
     return NodeState.merge(name, states, majority);
   }
 
+  /**
+   * The least {@code TIME} of the masters that answer, as a claim's expiry is on the least of its
+   * granting masters' clocks; fails when none answers.
+   */
+  @Override
+  public Optional<Instant> storeTime() {
+    List<CompletableFuture<Instant>> asked = nodes.stream().map(RedisNode::time).toList();
+    Instant least = null;
+    LeaseStoreException failure = null;
+    for (int i = 0; i < nodes.size(); i++) {
+      try {
+        Instant t = nodes.get(i).await(asked.get(i), "TIME");
+        least = least == null || t.isBefore(least) ? t : least;
+      } catch (LeaseStoreException e) {
+        failure = e;
+      }
+    }
+    if (least == null) {
+      throw failure;
+    }
+    return Optional.of(least);
+  }
+
   @Override
   public List<LeaseState> list() {
     TreeSet<String> names = new TreeSet<>();
