@@ -14,6 +14,7 @@ import dev.leasehold.core.lease.LeaseState;
 import dev.leasehold.core.lease.LeaseStore;
 import dev.leasehold.core.lease.NodeRecords;
 import dev.leasehold.core.lease.Replicas;
+import dev.leasehold.core.schedule.AfterSchedule;
 import dev.leasehold.core.schedule.CronSchedule;
 import dev.leasehold.core.schedule.Durations;
 import dev.leasehold.core.store.StoreBackend;
@@ -38,9 +39,10 @@ import java.util.stream.Collectors;
  * The data of the status page, {@code GET /api/status}: one JSON snapshot that {@code status.js}
  * renders section by section (header, problems, jobs, replicas, nodes, history). Three store round
  * trips per snapshot ({@link LeaseStore#list()}, {@link LeaseStore#nodes()} and one {@link
- * ExecutionLog#recent}); a store that does not answer gives a snapshot that says so in {@code
- * problems} instead of an error. The history filters ({@code job}, {@code outcome}) are the page's
- * own query parameters, so a filtered view is a link.
+ * ExecutionLog#recent}), and a fourth, of the request queue, when a job has {@code after} (its
+ * waiting steps); a store that does not answer gives a snapshot that says so in {@code problems}
+ * instead of an error. The history filters ({@code job}, {@code outcome}) are the page's own query
+ * parameters, so a filtered view is a link.
  *
  * <p>A new section: add its key to {@link #snapshot} here and its render function to {@code
  * SECTIONS} in {@code status.js}.
@@ -116,6 +118,12 @@ final class StatusView {
     } catch (RuntimeException e) {
       problems.add("history could not be read: " + StoreWords.summary(e));
     }
+    Map<String, List<Instant>> waiting = Map.of();
+    try {
+      waiting = StatusReport.waitingChildren(config, history, now);
+    } catch (RuntimeException e) {
+      problems.add("waiting chain steps could not be read: " + StoreWords.summary(e));
+    }
     Map<String, Object> replicas = replicas(problems, now);
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("node", config.node());
@@ -124,7 +132,7 @@ final class StatusView {
     out.put("refresh_seconds", REFRESH_SECONDS);
     out.put("trigger_enabled", triggerEnabled);
     out.put("problems", problems);
-    out.put("jobs", jobs(leases, recent, now));
+    out.put("jobs", jobs(leases, recent, waiting, now));
     out.put("nodes", nodes(leases, recent));
     out.put("replicas", replicas);
     out.put("checks", CheckReport.rows(config, backend, now));
@@ -159,7 +167,10 @@ final class StatusView {
   }
 
   private List<Map<String, Object>> jobs(
-      Map<String, LeaseState> leases, List<ExecutionRecord> recent, Instant now) {
+      Map<String, LeaseState> leases,
+      List<ExecutionRecord> recent,
+      Map<String, List<Instant>> waiting,
+      Instant now) {
     Map<String, List<ExecutionRecord>> byJob =
         recent.stream().collect(Collectors.groupingBy(ExecutionRecord::job));
     List<Map<String, Object>> rows = new ArrayList<>();
@@ -177,6 +188,10 @@ final class StatusView {
       row.put("overlap", job.overlap().label());
       row.put(
           "buffered", StatusReport.buffered(job, lease, now).map(b -> time(b, zone)).orElse(null));
+      row.put("after", job.schedule() instanceof AfterSchedule a ? a.upstream() : null);
+      row.put(
+          "waiting",
+          waiting.getOrDefault(job.name(), List.of()).stream().map(w -> time(w, zone)).toList());
       row.put("holder", lease == null ? "never leased" : lease.currentHolder().orElse("free"));
       row.put(
           "lease_until",

@@ -5,6 +5,7 @@ import dev.leasehold.app.config.JobConfig;
 import dev.leasehold.app.runner.FireTimes;
 import dev.leasehold.app.wiring.JobDigest;
 import dev.leasehold.app.wiring.StoreWords;
+import dev.leasehold.core.job.ExecutionLog;
 import dev.leasehold.core.job.ExecutionRecord;
 import dev.leasehold.core.job.TriggerKind;
 import dev.leasehold.core.lease.LeaseState;
@@ -151,37 +152,51 @@ public final class StatusReport {
    */
   private static void waiting(
       DaemonConfig config, StoreBackend store, Instant now, List<Map<String, Object>> rows) {
+    Map<String, List<Instant>> waiting;
+    try {
+      waiting = waitingChildren(config, store.executionLog(), now);
+    } catch (RuntimeException e) {
+      return; // the leases were read; the waiting children are left out
+    }
+    for (Map<String, Object> row : rows) {
+      List<Instant> open = waiting.get((String) row.get("name"));
+      if (open != null) {
+        row.put("waiting", open.stream().map(FireTimes::format).toList());
+      }
+    }
+  }
+
+  /**
+   * The children of a chain ({@code after}) by name, each with the firings of its upstream whose
+   * hand-off no replica has taken yet, oldest first (the status table and the page show them). One
+   * read of the request queue, and none when no job has {@code after}; a store error is thrown.
+   */
+  public static Map<String, List<Instant>> waitingChildren(
+      DaemonConfig config, ExecutionLog log, Instant now) {
     List<String> chained =
         config.jobs().stream()
             .filter(j -> j.schedule() instanceof AfterSchedule)
             .map(JobConfig::name)
             .toList();
     if (chained.isEmpty()) {
-      return;
+      return Map.of();
     }
-    List<ExecutionRecord> queue;
-    try {
-      queue = store.executionLog().recent(TriggerRequest.QUEUE, 200);
-    } catch (RuntimeException e) {
-      return; // the leases were read; the waiting children are left out
-    }
-    for (Map<String, Object> row : rows) {
-      if (!chained.contains((String) row.get("name"))) {
-        continue;
-      }
-      List<String> open =
-          queue.stream()
-              .map(TriggerRequest::of)
-              .flatMap(Optional::stream)
-              .filter(r -> r.kind() == TriggerKind.AFTER && r.job().equals(row.get("name")))
+    List<ExecutionRecord> queue = log.recent(TriggerRequest.QUEUE, 200);
+    List<TriggerRequest> requests =
+        queue.stream().map(TriggerRequest::of).flatMap(Optional::stream).toList();
+    Map<String, List<Instant>> out = new LinkedHashMap<>();
+    for (String job : chained) {
+      out.put(
+          job,
+          requests.stream()
+              .filter(r -> r.kind() == TriggerKind.AFTER && r.job().equals(job))
               .filter(r -> !now.isAfter(r.until()) && r.takenIn(queue).isEmpty())
               .map(TriggerRequest::at)
               .distinct()
               .sorted()
-              .map(FireTimes::format)
-              .toList();
-      row.put("waiting", open);
+              .toList());
     }
+    return out;
   }
 
   /** Reads every lease in one call ({@link LeaseStore#list()}) and joins it with the jobs. */

@@ -548,6 +548,20 @@ class AdminServerTest {
   }
 
   @Test
+  void thePageNamesAChainStepsUpstreamInPlaceOfANextFiring() throws Exception {
+    int port =
+        start(
+            "admin:\n  listen: 127.0.0.1:0\n",
+            "  - name: report\n    after: daily\n    command: [\"true\"]\n");
+    String page = body(port, "/api/status");
+    assertThat(page).contains("\"name\" : \"report\"", "\"after\" : \"daily\"");
+    assertThat(page.substring(page.indexOf("\"name\" : \"report\"")))
+        .as("no upstream firing is waiting for its step")
+        .contains("\"waiting\" : [ ]");
+    assertThat(page.substring(page.indexOf("\"name\" : \"tick\""))).contains("\"after\" : null");
+  }
+
+  @Test
   void oneJobComesWithItsStateAndLastRuns() throws Exception {
     int port = start("admin:\n  listen: 127.0.0.1:0\n");
     Poll.until("tick has run", LIMIT, () -> body(port, "/jobs/tick").contains("\"outcome\""));

@@ -32,6 +32,18 @@ function fill(container, nodes) {
   container.replaceChildren.apply(container, nodes);
 }
 
+// the next-firing cell of a chain's step: its upstream, and the upstream's firings whose step
+// has not started yet
+function after(j) {
+  var cell = ['after ' + j.after];
+  (j.waiting || []).forEach(function (w, i) {
+    cell.push(el('br'));
+    cell.push(i === 0 ? 'waiting: ' : '');
+    cell.push(time(w));
+  });
+  return cell;
+}
+
 /** A time from the API ({iso, local, utc}): local time with UTC below it, or UTC alone. */
 function time(t) {
   if (!t) { return document.createTextNode(''); }
@@ -89,7 +101,7 @@ function renderJobs(s) {
       el('th', {scope: 'row'}, name),
       el('td', {}, [j.schedule, el('br'), el('small', {text: 'zone ' + j.zone})]),
       el('td', {'class': 'next'}, j.buffered ? ['waiting: ', time(j.buffered)]
-        : [j.next ? time(j.next) : 'none (a one-off that has passed)']),
+        : j.after ? after(j) : [j.next ? time(j.next) : 'none (a one-off that has passed)']),
       el('td', {'class': 'holder', text: j.holder}),
       el('td', {}, [time(j.lease_until)]),
       el('td', {'class': 'fence', text: String(j.fence)}),
