@@ -139,17 +139,12 @@ class AttackerIT {
     env.put("LH_READ_TOKEN", READ);
     env.put("PUSH_TOKEN", PUSH);
     env.put("LEASEHOLD_ADMIN_TOKEN", ADMIN); // what the image's entry point used to export
-    List<String> command =
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(BlackBox.jvmOptions());
+    command.addAll(
         List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-XX:+UseSerialGC",
-            "-Xmx128m",
-            "-XX:TieredStopAtLevel=1",
-            "-jar",
-            BlackBox.jar().toString(),
-            "run",
-            "--config",
-            config.toString());
+            "-Xmx128m", "-jar", BlackBox.jar().toString(), "run", "--config", config.toString()));
     Proc daemon = box.start("attacked", command, env);
     Poll.until(
         "the daemon to start",

@@ -59,7 +59,8 @@ class ConnectionErrorsJarIT {
               + "  command-timeout: 20s\njobs:\n  - name: a\n    every: 1m\n    command: [\"true\"]\n");
       List<String> command = new ArrayList<>();
       command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-      command.addAll(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar"));
+      command.addAll(BlackBox.jvmOptions());
+      command.add("-jar");
       command.add(BlackBox.jar().toString());
       command.addAll(List.of("validate", "--connect", "--config", config.toString()));
       Path err = dir.resolve(store[0] + ".err");
