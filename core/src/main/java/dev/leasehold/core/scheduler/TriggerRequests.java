@@ -78,7 +78,7 @@ final class TriggerRequests {
   private Cancellable next;
   private long seen = -1; // the marker when the queue was last read; -1 before the first read
   private boolean offering; // the last read offered a request to a slot: read the queue again
-  private long pollsSinceRead;
+  private long readAt; // the ticker when the queue was last read
   private boolean polling; // a poll is on a worker
   private boolean woken; // a signal came: read the queue now, or right after the poll under way
   private AutoCloseable listening;
@@ -181,7 +181,7 @@ final class TriggerRequests {
 
   /** Event: whether the queue is read whatever the marker says (at least every RESCAN). */
   private boolean rescanDue() {
-    return pollsSinceRead + 1 >= Math.max(1, RESCAN.toNanos() / pace().toNanos());
+    return parts.ticker().nanoTime() - readAt >= RESCAN.toNanos();
   }
 
   /**
@@ -212,10 +212,8 @@ final class TriggerRequests {
           try {
             if (read != null) {
               seen = Math.max(at, 0);
-              pollsSinceRead = 0;
+              readAt = parts.ticker().nanoTime();
               offering = offer(read);
-            } else {
-              pollsSinceRead++;
             }
           } finally {
             schedule(woken ? Duration.ZERO : pace());
